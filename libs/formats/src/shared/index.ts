@@ -1,0 +1,5 @@
+export * from './parse-data-url.ts';
+export * from './parse-tool-arguments.ts';
+export * from './map-reasoning-effort.ts';
+export * from './create-id.ts';
+export * from './zod-issue-to-error.ts';

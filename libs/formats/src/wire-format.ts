@@ -1,0 +1,124 @@
+import type {
+  CanonicalEmbeddingRequest,
+  CanonicalUsage,
+  CanonicalEmbeddingResponse,
+  CanonicalRequest,
+  CanonicalResponse,
+  FormatId,
+  GatewayError,
+  ModelInfo,
+  StreamPart,
+} from '@switchyard/canonical';
+import type { SseEvent } from '@switchyard/sse';
+
+/** What the client-side decode knows beyond the body. */
+export interface RequestContext {
+  /** Model from the URL (generate-content); overrides any body field. */
+  model?: string;
+  /** Streaming chosen by the URL (generate-content `:streamGenerateContent`). */
+  stream?: boolean;
+  /** The URL method for generate-content (`embedContent` vs `batchEmbedContents`). */
+  operation?: string;
+}
+
+/** What an upstream request is built for. */
+export interface UpstreamTarget {
+  /** The deployment's upstream model id. */
+  model: string;
+  /** The catalog's output limit for the model: used where the format requires max tokens (messages). */
+  maxOutputTokens?: number;
+}
+
+export interface EncodedRequest {
+  body: Record<string, unknown>;
+  /** Settings the target format cannot express and that were dropped (sent to the client as a warning header). */
+  warnings: string[];
+}
+
+/** What the client-side encode knows beyond the canonical value. */
+export interface ResponseContext {
+  /** The model name the client asked for (answers echo it back). */
+  model: string;
+  /** Switchyard's request id; used to derive ids the format needs. */
+  requestId: string;
+  /** chat-completions: the client asked for the usage chunk. */
+  includeUsage?: boolean;
+}
+
+export interface StreamDecoder {
+  /** One upstream SSE event in, zero or more canonical parts out. */
+  push(event: SseEvent): StreamPart[];
+  /** The upstream closed. Yields `finish` where EOF is the format's normal end, else an `error` part for a truncated stream. */
+  end(): StreamPart[];
+}
+
+export interface StreamEncoder {
+  /** One canonical part in, the SSE text to write out ('' when nothing is due yet). */
+  push(part: StreamPart): string;
+}
+
+export interface RenderedError {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** One HTTP call to an upstream of this format. */
+export interface UpstreamCall {
+  /** Path (and query) to append to the provider's base URL. */
+  path: string;
+}
+
+/**
+ * A wire format, both directions (design §3). The client side uses request.toCanonical,
+ * response.fromCanonical and stream.createEncoder; the provider side uses request.fromCanonical,
+ * response.toCanonical and stream.createDecoder.
+ */
+export interface WireFormat {
+  id: FormatId;
+  request: {
+    /** Validates (zod, loose) and decodes a client body. Throws GatewayError('invalid_request', …, {param}). */
+    toCanonical(body: unknown, context: RequestContext): CanonicalRequest;
+    fromCanonical(request: CanonicalRequest, target: UpstreamTarget): EncodedRequest;
+  };
+  response: {
+    toCanonical(body: unknown): CanonicalResponse;
+    fromCanonical(response: CanonicalResponse, context: ResponseContext): unknown;
+  };
+  stream: {
+    createDecoder(): StreamDecoder;
+    createEncoder(context: ResponseContext): StreamEncoder;
+    /** Reads usage from one event of this format's stream without decoding the rest (same-format fast path). */
+    extractUsage(event: SseEvent): Partial<CanonicalUsage> | undefined;
+  };
+  errors: {
+    render(error: GatewayError, requestId: string): RenderedError;
+    /** The error event that ends a stream after its first byte (protocols.md §7.3). */
+    renderStreamError(error: GatewayError, requestId: string): string;
+    /** Turns an upstream's error answer (status + parsed body, or text) into a GatewayError. */
+    fromUpstream(status: number, body: unknown): GatewayError;
+  };
+  models: {
+    /** The model list in this format; `query` carries pagination parameters. */
+    renderList(models: ModelInfo[], query: Record<string, string | undefined>): unknown;
+    renderOne(model: ModelInfo): unknown;
+  };
+  upstream: {
+    /** Path for a generate call, relative to the provider base URL as the vendor SDK takes it. */
+    generatePath(model: string, stream: boolean): string;
+    /** Credential headers with the real vendor names. */
+    authHeaders(apiKey: string): Record<string, string>;
+  };
+  /** Present on formats with a token-count endpoint (messages, generate-content). */
+  countTokens?: {
+    toCanonical(body: unknown, context: RequestContext): CanonicalRequest;
+    render(inputTokens: number): unknown;
+  };
+  /** Present on formats with an embeddings endpoint (chat-completions, generate-content). */
+  embeddings?: {
+    toCanonical(body: unknown, context: RequestContext): CanonicalEmbeddingRequest;
+    fromCanonical(request: CanonicalEmbeddingRequest, target: UpstreamTarget): { path: string; body: Record<string, unknown> };
+    responseToCanonical(body: unknown, request: CanonicalEmbeddingRequest): CanonicalEmbeddingResponse;
+    responseFromCanonical(response: CanonicalEmbeddingResponse, request: CanonicalEmbeddingRequest): unknown;
+  };
+}
