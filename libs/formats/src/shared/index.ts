@@ -3,3 +3,4 @@ export * from './parse-tool-arguments.ts';
 export * from './map-reasoning-effort.ts';
 export * from './create-id.ts';
 export * from './zod-issue-to-error.ts';
+export * from './map-tool-call-id.ts';
