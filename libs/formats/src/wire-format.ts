@@ -43,6 +43,8 @@ export interface ResponseContext {
   requestId: string;
   /** chat-completions: the client asked for the usage chunk. */
   includeUsage?: boolean;
+  /** chat-completions: emit reasoning as the non-standard `reasoning_content` field (opt-in, protocols.md §3.5). */
+  includeReasoning?: boolean;
 }
 
 export interface StreamDecoder {
