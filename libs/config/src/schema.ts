@@ -1,0 +1,132 @@
+import { z } from 'zod';
+
+const protocol = z.enum(['chat-completions', 'responses', 'messages', 'generate-content', 'simulator']);
+const formatProtocol = z.enum(['chat-completions', 'responses', 'messages', 'generate-content']);
+
+const limitSet = z
+  .object({
+    rpm: z.number().int().positive().optional(),
+    tpm: z.number().int().positive().optional(),
+    concurrency: z.number().int().positive().optional(),
+    dailyTokens: z.number().int().positive().optional(),
+    monthlyTokens: z.number().int().positive().optional(),
+  })
+  .strict();
+
+const provider = z
+  .object({
+    protocol,
+    /** As the vendor SDK's base URL: …/v1 for the two OpenAI formats, the origin for messages and generate-content. */
+    baseUrl: z.url().optional(),
+    apiKey: z.string().min(1).optional(),
+    /** Several keys rotate round-robin (issue 5). */
+    apiKeys: z.array(z.string().min(1)).optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    /** For `protocol: simulator`: which vendor protocol the built-in simulator speaks for this provider. */
+    speaks: formatProtocol.default('chat-completions'),
+  })
+  .strict()
+  .refine((value) => value.protocol === 'simulator' || value.baseUrl !== undefined, {
+    message: 'baseUrl is required unless protocol is simulator',
+    path: ['baseUrl'],
+  });
+
+const deployment = z
+  .object({
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    weight: z.number().positive().default(1),
+  })
+  .strict();
+
+const model = z
+  .object({
+    name: z.string().min(1),
+    kind: z.enum(['chat', 'embedding']).default('chat'),
+    deployments: z.array(deployment).min(1),
+    fallbacks: z.array(z.string()).default([]),
+    /** Output limit: the default max tokens toward formats that require one (messages). */
+    maxOutputTokens: z.number().int().positive().optional(),
+    maxInputTokens: z.number().int().positive().optional(),
+    displayName: z.string().optional(),
+    description: z.string().optional(),
+    ownedBy: z.string().default('switchyard'),
+  })
+  .strict();
+
+const key = z
+  .object({
+    id: z.string().min(1),
+    /** Plaintext key; only its SHA-256 is kept in memory. */
+    key: z.string().min(16).optional(),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')
+      .optional(),
+    /** Demo only: make a random key at start and print it once (npm start). */
+    generate: z.boolean().optional(),
+    limits: limitSet.optional(),
+    models: z.array(z.string()).optional(),
+  })
+  .strict()
+  .refine((value) => [value.key, value.sha256, value.generate].filter((x) => x !== undefined && x !== false).length === 1, {
+    message: 'exactly one of key, sha256 or generate: true is required',
+  });
+
+const tenant = z
+  .object({
+    id: z.string().regex(/^[a-zA-Z0-9._-]+$/, 'letters, digits, dot, dash and underscore only'),
+    models: z.array(z.string()).default(['*']),
+    limits: limitSet.default({}),
+    keys: z.array(key).default([]),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    providers: z.record(z.string(), provider).default({}),
+    models: z.array(model).default([]),
+    tenants: z.array(tenant).default([]),
+    limits: z
+      .object({
+        onStoreFailure: z.enum(['open', 'closed']).default('open'),
+      })
+      .strict()
+      .default({ onStoreFailure: 'open' }),
+    server: z
+      .object({
+        /** Request body limit; 32 MiB is the largest vendor limit (design §1). */
+        bodyLimitBytes: z.number().int().positive().default(32 * 1024 * 1024),
+        /** How long SIGTERM waits for in-flight streams. */
+        shutdownGraceMs: z.number().int().nonnegative().default(25_000),
+      })
+      .strict()
+      .default({ bodyLimitBytes: 32 * 1024 * 1024, shutdownGraceMs: 25_000 }),
+  })
+  .strict()
+  .superRefine((config, context) => {
+    const names = new Set(config.models.map((entry) => entry.name));
+    config.models.forEach((entry, index) => {
+      entry.deployments.forEach((target, deploymentIndex) => {
+        if (!(target.provider in config.providers)) {
+          context.addIssue({
+            code: 'custom',
+            message: `unknown provider '${target.provider}'`,
+            path: ['models', index, 'deployments', deploymentIndex, 'provider'],
+          });
+        }
+      });
+      entry.fallbacks.forEach((fallback, fallbackIndex) => {
+        if (!names.has(fallback)) {
+          context.addIssue({ code: 'custom', message: `unknown model '${fallback}'`, path: ['models', index, 'fallbacks', fallbackIndex] });
+        }
+      });
+    });
+  });
+
+export type SwitchyardConfig = z.infer<typeof configSchema>;
+export type ProviderConfig = SwitchyardConfig['providers'][string];
+export type ModelConfig = SwitchyardConfig['models'][number];
+export type TenantConfig = SwitchyardConfig['tenants'][number];
+export type KeyConfig = TenantConfig['keys'][number];
+export type LimitSetConfig = TenantConfig['limits'];
