@@ -1,0 +1,61 @@
+import type { FormatId, ModelInfo } from '@switchyard/canonical';
+
+export interface LimitSet {
+  rpm?: number;
+  tpm?: number;
+  concurrency?: number;
+  dailyTokens?: number;
+  monthlyTokens?: number;
+}
+
+export interface ProviderRecord {
+  id: string;
+  /** The wire format the upstream speaks; `simulator` providers resolve to the built-in simulator. */
+  protocol: FormatId | 'simulator';
+  /** For simulator providers: the protocol the simulator speaks for them. */
+  speaks: FormatId;
+  baseUrl?: string;
+  apiKeys: string[];
+  headers: Record<string, string>;
+}
+
+export interface DeploymentRecord {
+  provider: string;
+  model: string;
+  weight: number;
+}
+
+export interface ModelRecord {
+  name: string;
+  kind: 'chat' | 'embedding';
+  deployments: DeploymentRecord[];
+  fallbacks: string[];
+  maxOutputTokens?: number;
+  info: ModelInfo;
+}
+
+export interface TenantRecord {
+  id: string;
+  /** Allow-list of public model names; `*` allows every model. */
+  models: string[];
+  limits: LimitSet;
+}
+
+export interface KeyRecord {
+  id: string;
+  tenantId: string;
+  /** Lowercase hex SHA-256 of the key. The key itself is never stored. */
+  sha256: string;
+  limits: LimitSet;
+  /** Per-key allow-list narrowing the tenant's. */
+  models?: string[];
+}
+
+/** Everything ingresses and routers need, as served by the catalog. Versioned for change detection. */
+export interface CatalogSnapshot {
+  version: number;
+  providers: Record<string, ProviderRecord>;
+  models: ModelRecord[];
+  tenants: TenantRecord[];
+  keys: KeyRecord[];
+}
