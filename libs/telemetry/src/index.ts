@@ -1,0 +1,3 @@
+export * from './metrics.ts';
+export * from './logger.ts';
+export * from './bounded-label.ts';

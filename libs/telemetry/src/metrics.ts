@@ -1,0 +1,126 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { BoundedLabel } from './bounded-label.ts';
+
+/** 10 ms to 10 min: LLM calls range from cached one-liners to long reasoning streams. */
+const LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+const TRANSLATION_BUCKETS = [0.00001, 0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05];
+
+export interface MetricsOptions {
+  /** Distinct tenant label values before overflow goes to `other`. */
+  maxTenants?: number;
+  /** Distinct model label values before overflow goes to `other`. */
+  maxModels?: number;
+}
+
+/**
+ * One registry per process (no prom-client globals), so several targets in one process
+ * (`all`) and tests each see their own numbers.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly tenantLabel: BoundedLabel;
+  readonly modelLabel: BoundedLabel;
+
+  readonly requestDuration: Histogram<'format' | 'upstream' | 'model' | 'stream'>;
+  readonly timeToFirstToken: Histogram<'format' | 'upstream' | 'model' | 'stream'>;
+  readonly requests: Counter<'format' | 'model' | 'status_class'>;
+  readonly tokens: Counter<'format' | 'model' | 'tenant' | 'kind'>;
+  readonly upstreamDuration: Histogram<'provider'>;
+  readonly upstreamErrors: Counter<'provider' | 'kind'>;
+  readonly rateLimited: Counter<'tenant' | 'limit'>;
+  readonly inflight: Gauge<'target'>;
+  readonly translationDuration: Histogram<'pair'>;
+  readonly retries: Counter<'provider'>;
+  readonly fallbacks: Counter<'model'>;
+  readonly limiterDegraded: Gauge;
+
+  constructor(options: MetricsOptions = {}) {
+    this.tenantLabel = new BoundedLabel(options.maxTenants ?? 500);
+    this.modelLabel = new BoundedLabel(options.maxModels ?? 200);
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'switchyard_process_' });
+    this.requestDuration = new Histogram({
+      name: 'switchyard_request_duration_seconds',
+      help: 'Time from request to the last byte of the answer, by client format.',
+      labelNames: ['format', 'upstream', 'model', 'stream'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.timeToFirstToken = new Histogram({
+      name: 'switchyard_time_to_first_token_seconds',
+      help: 'Time from request to the first content byte sent to the client.',
+      labelNames: ['format', 'upstream', 'model', 'stream'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.requests = new Counter({
+      name: 'switchyard_requests_total',
+      help: 'Answered requests by client format, model and status class.',
+      labelNames: ['format', 'model', 'status_class'],
+      registers,
+    });
+    this.tokens = new Counter({
+      name: 'switchyard_tokens_total',
+      help: 'Tokens by client format, model, tenant and kind (input, output, cached, reasoning).',
+      labelNames: ['format', 'model', 'tenant', 'kind'],
+      registers,
+    });
+    this.upstreamDuration = new Histogram({
+      name: 'switchyard_upstream_duration_seconds',
+      help: 'Upstream call duration by provider.',
+      labelNames: ['provider'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.upstreamErrors = new Counter({
+      name: 'switchyard_upstream_errors_total',
+      help: 'Failed upstream calls by provider and error kind.',
+      labelNames: ['provider', 'kind'],
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: 'switchyard_rate_limited_total',
+      help: 'Requests refused by the limiter, by tenant and limit.',
+      labelNames: ['tenant', 'limit'],
+      registers,
+    });
+    this.inflight = new Gauge({
+      name: 'switchyard_inflight_requests',
+      help: 'Requests being served now.',
+      labelNames: ['target'],
+      registers,
+    });
+    this.translationDuration = new Histogram({
+      name: 'switchyard_translation_duration_seconds',
+      help: 'Time spent translating requests and answers, by client→upstream format pair.',
+      labelNames: ['pair'],
+      buckets: TRANSLATION_BUCKETS,
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'switchyard_retries_total',
+      help: 'Upstream retries by provider.',
+      labelNames: ['provider'],
+      registers,
+    });
+    this.fallbacks = new Counter({
+      name: 'switchyard_fallbacks_total',
+      help: 'Requests served by a fallback model, by the model asked for.',
+      labelNames: ['model'],
+      registers,
+    });
+    this.limiterDegraded = new Gauge({
+      name: 'switchyard_limiter_degraded',
+      help: '1 while the rate-limit store is unreachable and the onStoreFailure policy is in force.',
+      registers,
+    });
+  }
+
+  tenant(raw: string): string {
+    return this.tenantLabel.value(raw);
+  }
+
+  model(raw: string): string {
+    return this.modelLabel.value(raw);
+  }
+}
