@@ -1,1 +1,2 @@
 export type * from './wire-format.ts';
+export * from './route.ts';
