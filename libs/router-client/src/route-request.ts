@@ -1,0 +1,31 @@
+import type { ServerResponse } from 'node:http';
+import type { Route } from '@switchyard/formats';
+
+/** Who is asking, as established by ingress. Routers trust it: the hop is internal (NetworkPolicy). */
+export interface Identity {
+  tenantId: string;
+  keyId: string;
+  requestId: string;
+}
+
+/** One request handed from ingress to a router: the route read from the path, and the raw body. */
+export interface RouteRequest {
+  route: Route;
+  identity: Identity;
+  body: Buffer;
+  /** Client headers the router may need (`anthropic-beta`, `x-switchyard-include-reasoning`). */
+  headers: Record<string, string>;
+  /** Pagination and similar query parameters (never `key`). */
+  query: Record<string, string>;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+  /** When ingress received the request (ms, performance.now()). */
+  receivedAt: number;
+}
+
+/**
+ * Serves one routed request by writing the whole answer (status, headers, body or stream)
+ * to `response`. In `all` mode ingress passes its own client response (no hop); in split mode
+ * the router's HTTP app passes the internal response and ingress pipes it back.
+ */
+export type RouteHandler = (request: RouteRequest, response: ServerResponse) => Promise<void>;
