@@ -1,0 +1,2 @@
+export * from './upstream-endpoint.ts';
+export * from './upstream-client.ts';
