@@ -1,2 +1,3 @@
 export type * from './wire-format.ts';
 export * from './route.ts';
+export * from './registry.ts';

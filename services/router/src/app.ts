@@ -1,0 +1,62 @@
+import { GatewayError } from '@switchyard/canonical';
+import { wireFormats } from '@switchyard/formats';
+import {
+  decodeRoute,
+  KEY_ID_HEADER,
+  PASSED_HEADERS,
+  QUERY_HEADER,
+  REQUEST_ID_HEADER,
+  ROUTE_HEADER,
+  ROUTER_PATH,
+  TENANT_HEADER,
+  type RouteRequest,
+} from '@switchyard/router-client';
+import { registerOpsRoutes, type Metrics } from '@switchyard/telemetry';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Router } from './create-router.ts';
+import { writeError } from './pipeline/write-error.ts';
+
+/**
+ * The router as its own HTTP service (split mode). Ingress sends the raw client body to
+ * ROUTER_PATH with the route and identity in headers; the answer is written straight to the
+ * socket (hijacked reply) so streams are not buffered by fastify.
+ */
+export function buildRouterApp(options: { router: Router; metrics: Metrics; isReady: () => boolean; bodyLimit: number }): FastifyInstance {
+  const app = Fastify({ bodyLimit: options.bodyLimit, logger: false });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  registerOpsRoutes(app, { metrics: options.metrics, isReady: options.isReady });
+
+  app.post(ROUTER_PATH, (request, reply) => {
+    reply.hijack();
+    const headers = request.headers as Record<string, string | undefined>;
+    const requestId = headers[REQUEST_ID_HEADER] ?? 'unknown';
+    const route = decodeRoute(headers[ROUTE_HEADER]);
+    const tenantId = headers[TENANT_HEADER];
+    const keyId = headers[KEY_ID_HEADER];
+    if (route === undefined || tenantId === undefined || keyId === undefined) {
+      writeError(reply.raw, wireFormats['chat-completions'], new GatewayError('invalid_request', 'Missing internal route headers.'), requestId);
+      return;
+    }
+    const controller = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    const passed: Record<string, string> = {};
+    for (const name of PASSED_HEADERS) {
+      const value = headers[name];
+      if (value !== undefined) passed[name] = value;
+    }
+    const routeRequest: RouteRequest = {
+      route,
+      identity: { tenantId, keyId, requestId },
+      body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+      headers: passed,
+      query: Object.fromEntries(new URLSearchParams(headers[QUERY_HEADER] ?? '')),
+      signal: controller.signal,
+      receivedAt: performance.now(),
+    };
+    void options.router.handle(routeRequest, reply.raw);
+  });
+  return app;
+}

@@ -1,0 +1,119 @@
+import { GatewayError } from '@switchyard/canonical';
+import type { CatalogSource } from '@switchyard/catalog-client';
+import { wireFormats } from '@switchyard/formats';
+import { resolveEndpoint, UpstreamClient, type UpstreamEndpoint } from '@switchyard/providers';
+import type { RouteHandler, RouteRequest } from '@switchyard/router-client';
+import type { Logger, Metrics } from '@switchyard/telemetry';
+import type { UpstreamTimeouts } from './pipeline/call-upstream.ts';
+import type { Exchange, ExchangeOutcome } from './pipeline/exchange.ts';
+import { prepareExchange } from './pipeline/prepare-exchange.ts';
+import { serveCountTokens } from './pipeline/serve-count-tokens.ts';
+import { serveEmbeddings } from './pipeline/serve-embeddings.ts';
+import { serveGenerate } from './pipeline/serve-generate.ts';
+import { toGatewayError, writeError } from './pipeline/write-error.ts';
+
+export interface RouterOptions {
+  catalog: CatalogSource;
+  metrics: Metrics;
+  logger: Logger;
+  /** URL of the built-in simulator, for `protocol: simulator` providers. */
+  simulatorUrl?: string;
+  timeouts?: Partial<UpstreamTimeouts>;
+}
+
+export interface Router {
+  handle: RouteHandler;
+  close(): Promise<void>;
+}
+
+/** Generous defaults for long LLM calls: reasoning models can think for minutes before a byte. */
+const DEFAULT_TIMEOUTS: UpstreamTimeouts = { headersMs: 300_000, idleMs: 300_000 };
+
+export function createRouter(options: RouterOptions): Router {
+  const { catalog, metrics, logger } = options;
+  const upstream = new UpstreamClient();
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const dependencies = {
+    upstream,
+    timeouts,
+    onTranslation: (pair: string, seconds: number) => metrics.translationDuration.observe({ pair }, seconds),
+  };
+
+  // Endpoints are resolved once per catalog version, not per request.
+  let endpoints = { version: -1, byProvider: new Map<string, UpstreamEndpoint>() };
+  const endpointOf = (providerId: string): UpstreamEndpoint => {
+    const index = catalog.current();
+    if (endpoints.version !== index.version) endpoints = { version: index.version, byProvider: new Map() };
+    let endpoint = endpoints.byProvider.get(providerId);
+    if (endpoint === undefined) {
+      const provider = index.snapshot.providers[providerId];
+      if (provider === undefined) throw new GatewayError('internal', `Deployment refers to unknown provider ${providerId}.`);
+      endpoint = resolveEndpoint(provider, options.simulatorUrl);
+      endpoints.byProvider.set(providerId, endpoint);
+    }
+    return endpoint;
+  };
+
+  const handle: RouteHandler = async (request, response) => {
+    const clientFormat = wireFormats[request.route.format];
+    const requestId = request.identity.requestId;
+    metrics.inflight.inc({ target: 'router' });
+    let exchange: Exchange | undefined;
+    let outcome: ExchangeOutcome | undefined;
+    try {
+      const index = catalog.current();
+      switch (request.route.operation) {
+        case 'generate': {
+          const prepared = prepareExchange(request, index, endpointOf);
+          exchange = prepared.exchange;
+          outcome = await serveGenerate(dependencies, exchange, prepared.body, response);
+          break;
+        }
+        case 'embeddings':
+          outcome = await serveEmbeddings(dependencies, request, index, endpointOf, response);
+          break;
+        case 'count-tokens':
+          outcome = serveCountTokens(request, index, response);
+          break;
+        default:
+          throw new GatewayError('not_found', `Unsupported operation ${request.route.operation}.`);
+      }
+    } catch (error) {
+      const failure = toGatewayError(error);
+      if (failure.kind === 'internal') logger.error({ err: failure.cause ?? failure, requestId }, 'request failed');
+      if (exchange !== undefined && failure.kind !== 'client_closed') {
+        metrics.upstreamErrors.inc({ provider: exchange.endpoint.providerId, kind: failure.kind });
+      }
+      writeError(response, clientFormat, failure, requestId);
+      outcome = { status: failure.status, usage: { inputTokens: 0, outputTokens: 0 } };
+    } finally {
+      metrics.inflight.dec({ target: 'router' });
+    }
+    record(request, exchange, outcome);
+  };
+
+  function record(request: RouteRequest, exchange: Exchange | undefined, outcome: ExchangeOutcome): void {
+    const format = request.route.format;
+    const model = metrics.model(exchange?.canonical.model ?? 'unknown');
+    const stream = exchange?.canonical.stream === true ? 'true' : 'false';
+    const upstreamProtocol = exchange?.upstreamFormat.id ?? 'none';
+    const seconds = (performance.now() - request.receivedAt) / 1000;
+    metrics.requests.inc({ format, model, status_class: `${Math.floor(outcome.status / 100)}xx` });
+    metrics.requestDuration.observe({ format, upstream: upstreamProtocol, model, stream }, seconds);
+    if (outcome.firstByteAt !== undefined) {
+      metrics.timeToFirstToken.observe({ format, upstream: upstreamProtocol, model, stream }, (outcome.firstByteAt - request.receivedAt) / 1000);
+    }
+    if (exchange !== undefined) metrics.upstreamDuration.observe({ provider: exchange.endpoint.providerId }, seconds);
+    const tenant = metrics.tenant(request.identity.tenantId);
+    const usage = outcome.usage;
+    if (usage.inputTokens > 0) metrics.tokens.inc({ format, model, tenant, kind: 'input' }, usage.inputTokens);
+    if (usage.outputTokens > 0) metrics.tokens.inc({ format, model, tenant, kind: 'output' }, usage.outputTokens);
+    if ((usage.cacheReadTokens ?? 0) > 0) metrics.tokens.inc({ format, model, tenant, kind: 'cached' }, usage.cacheReadTokens ?? 0);
+    if ((usage.reasoningTokens ?? 0) > 0) metrics.tokens.inc({ format, model, tenant, kind: 'reasoning' }, usage.reasoningTokens ?? 0);
+  }
+
+  return {
+    handle,
+    close: () => upstream.close(),
+  };
+}

@@ -1,0 +1,2 @@
+export * from './create-router.ts';
+export * from './app.ts';

@@ -1,0 +1,53 @@
+import { GatewayError } from '@switchyard/canonical';
+import type { CatalogIndex } from '@switchyard/catalog-client';
+import { wireFormats, type WireFormat } from '@switchyard/formats';
+import type { UpstreamEndpoint } from '@switchyard/providers';
+import type { RouteRequest } from '@switchyard/router-client';
+import type { Exchange } from './exchange.ts';
+import { parseJsonBody } from './parse-json-body.ts';
+import { selectDeployment } from './select-deployment.ts';
+
+/**
+ * Decode → authorise the model → choose a deployment. Validation runs for every request,
+ * same-format ones included, so bounds are enforced whatever the upstream.
+ */
+export function prepareExchange(
+  request: RouteRequest,
+  index: CatalogIndex,
+  endpointOf: (providerId: string) => UpstreamEndpoint,
+): { exchange: Exchange; body: Record<string, unknown> } {
+  const clientFormat = wireFormats[request.route.format];
+  const body = parseJsonBody(request.body);
+  const context = request.route.model === undefined ? {} : { model: request.route.model, stream: request.route.stream === true };
+  const canonical = clientFormat.request.toCanonical(body, context);
+  const model = authoriseModel(request, index, canonical.model);
+  const deployment = selectDeployment(model);
+  const endpoint = endpointOf(deployment.provider);
+  const upstreamFormat: WireFormat = wireFormats[endpoint.protocol];
+  const sameFormat = upstreamFormat === clientFormat;
+  if (!sameFormat && (canonical.n ?? 1) > 1) {
+    throw new GatewayError('invalid_request', 'n > 1 is only supported when the model is served in the same format as the request.', {
+      param: clientFormat.id === 'generate-content' ? 'generationConfig.candidateCount' : 'n',
+    });
+  }
+  return {
+    exchange: { request, clientFormat, upstreamFormat, sameFormat, canonical, deployment, endpoint, maxOutputTokens: model.maxOutputTokens, warnings: [] },
+    body: body as Record<string, unknown>,
+  };
+}
+
+/** The catalog model for a public name, if it exists and this tenant and key may use it. */
+export function authoriseModel(request: RouteRequest, index: CatalogIndex, name: string) {
+  const model = index.model(name);
+  const tenant = index.tenant(request.identity.tenantId);
+  const key = index.keyOf(request.identity.tenantId, request.identity.keyId);
+  // A model the tenant may not use is reported exactly like one that does not exist: no
+  // tenant learns another tenant's catalog.
+  if (model === undefined || tenant === undefined || !index.allows(tenant, key, name)) {
+    throw new GatewayError('not_found', `The model '${name}' does not exist or you do not have access to it.`, {
+      param: 'model',
+      code: 'model_not_found',
+    });
+  }
+  return model;
+}

@@ -1,0 +1,59 @@
+import type { ServerResponse } from 'node:http';
+import { GatewayError } from '@switchyard/canonical';
+import type { CatalogIndex } from '@switchyard/catalog-client';
+import { wireFormats } from '@switchyard/formats';
+import type { UpstreamClient, UpstreamEndpoint } from '@switchyard/providers';
+import type { RouteRequest } from '@switchyard/router-client';
+import { callUpstream, readErrorBody, type UpstreamTimeouts } from './call-upstream.ts';
+import type { ExchangeOutcome } from './exchange.ts';
+import { parseJsonBody } from './parse-json-body.ts';
+import { authoriseModel } from './prepare-exchange.ts';
+import { selectDeployment } from './select-deployment.ts';
+
+/**
+ * Embeddings between the two embedding shapes (OpenAI `/v1/embeddings` and generate-content
+ * `:embedContent` / `:batchEmbedContents`), always through the canonical form: vectors are
+ * re-encoded anyway when the client wants base64.
+ */
+export async function serveEmbeddings(
+  dependencies: { upstream: UpstreamClient; timeouts: UpstreamTimeouts },
+  request: RouteRequest,
+  index: CatalogIndex,
+  endpointOf: (providerId: string) => UpstreamEndpoint,
+  response: ServerResponse,
+): Promise<ExchangeOutcome> {
+  const clientFormat = wireFormats[request.route.format];
+  const clientEmbeddings = clientFormat.embeddings;
+  if (clientEmbeddings === undefined) throw new GatewayError('not_found', 'This format has no embeddings endpoint.');
+  const context = request.route.model === undefined ? {} : { model: request.route.model, ...(request.route.method === undefined ? {} : { operation: request.route.method }) };
+  const canonical = clientEmbeddings.toCanonical(parseJsonBody(request.body), context);
+  const model = authoriseModel(request, index, canonical.model);
+  const deployment = selectDeployment(model);
+  const endpoint = endpointOf(deployment.provider);
+  const upstreamFormat = wireFormats[endpoint.protocol];
+  const upstreamEmbeddings = upstreamFormat.embeddings;
+  if (upstreamEmbeddings === undefined) {
+    throw new GatewayError('invalid_request', `The model '${canonical.model}' does not serve embeddings.`, { param: 'model' });
+  }
+  const encoded = upstreamEmbeddings.fromCanonical(canonical, { model: deployment.model });
+  const upstream = await callUpstream({
+    client: dependencies.upstream,
+    endpoint,
+    format: upstreamFormat,
+    path: encoded.path,
+    body: JSON.stringify(encoded.body),
+    extraHeaders: {},
+    signal: request.signal,
+    timeouts: dependencies.timeouts,
+  });
+  if (upstream.statusCode >= 400) throw upstreamFormat.errors.fromUpstream(upstream.statusCode, await readErrorBody(upstream));
+  const answer = upstreamEmbeddings.responseToCanonical(await upstream.body.json(), canonical);
+  const body = JSON.stringify(clientEmbeddings.responseFromCanonical({ ...answer, model: canonical.model }, canonical));
+  response.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': request.identity.requestId,
+  });
+  response.end(body);
+  return { status: 200, usage: answer.usage };
+}

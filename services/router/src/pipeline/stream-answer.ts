@@ -1,0 +1,104 @@
+import type { ServerResponse } from 'node:http';
+import type { CanonicalUsage, GatewayError, StreamPart } from '@switchyard/canonical';
+import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse';
+import type { Dispatcher } from 'undici';
+import { transportError } from './call-upstream.ts';
+import type { Exchange } from './exchange.ts';
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  // Defeats nginx response buffering in front of us (protocols.md §2).
+  'x-accel-buffering': 'no',
+} as const;
+
+export interface StreamResult {
+  usage: CanonicalUsage | undefined;
+  /** Text the client received, for estimating output tokens when the upstream reported none. */
+  outputText: string;
+  error: GatewayError | undefined;
+  firstByteAt: number | undefined;
+}
+
+/**
+ * Relays an upstream SSE stream to the client. Translated streams go decoder → canonical parts
+ * → encoder. Same-format streams are re-framed event by event with the data text untouched
+ * (no JSON re-encoding); the decoder still runs beside them to read usage and to notice a
+ * truncated stream, which is then closed with the format's error event rather than left to
+ * look like success (protocols.md §7.3).
+ */
+export async function streamAnswer(
+  exchange: Exchange,
+  upstream: Dispatcher.ResponseData,
+  response: ServerResponse,
+  headers: Record<string, string>,
+): Promise<StreamResult> {
+  const { clientFormat, upstreamFormat, sameFormat, request } = exchange;
+  const requestId = request.identity.requestId;
+  response.writeHead(200, { ...SSE_HEADERS, ...headers });
+  response.flushHeaders();
+
+  const decoder = upstreamFormat.stream.createDecoder();
+  const encoder = sameFormat
+    ? undefined
+    : clientFormat.stream.createEncoder({
+        model: exchange.canonical.model,
+        requestId,
+        includeUsage: exchange.canonical.includeUsage === true,
+        includeReasoning: request.headers['x-switchyard-include-reasoning'] === 'true',
+      });
+  // Same-format chat streams had include_usage forced on; the client gets the usage chunk only if it asked.
+  const dropUsageChunk = sameFormat && clientFormat.id === 'chat-completions' && exchange.canonical.includeUsage !== true;
+
+  const result: StreamResult = { usage: undefined, outputText: '', error: undefined, firstByteAt: undefined };
+  let upstreamErrorRelayed = false;
+
+  const write = (text: string) => {
+    if (text.length === 0) return;
+    if (result.firstByteAt === undefined) result.firstByteAt = performance.now();
+    response.write(text);
+  };
+
+  const observe = (parts: StreamPart[]): string => {
+    let out = '';
+    for (const part of parts) {
+      if (part.type === 'text-delta') result.outputText += part.text;
+      else if (part.type === 'tool-call-delta') result.outputText += part.argumentsDelta;
+      else if (part.type === 'finish') result.usage = part.usage;
+      else if (part.type === 'error') result.error = part.error;
+      if (encoder !== undefined) out += encoder.push(part);
+    }
+    return out;
+  };
+
+  const onEvent = (event: SseEvent) => {
+    const parts = decoder.push(event);
+    if (sameFormat) {
+      if (parts.some((part) => part.type === 'error')) upstreamErrorRelayed = true;
+      if (!(dropUsageChunk && event.data.includes('"choices":[]'))) write(formatSseEvent(event.data, event.event));
+    }
+    write(observe(parts));
+  };
+
+  const parser = createSseParser(onEvent);
+  try {
+    for await (const chunk of upstream.body) parser.push(chunk as Buffer);
+    parser.end();
+    const tail = decoder.end();
+    const text = observe(tail);
+    if (sameFormat && result.error !== undefined && !upstreamErrorRelayed) {
+      write(clientFormat.errors.renderStreamError(result.error, requestId));
+    } else {
+      write(text);
+    }
+  } catch (error) {
+    const failure = transportError(error, request.signal);
+    result.error = failure;
+    if (failure.kind !== 'client_closed') {
+      write(encoder === undefined ? clientFormat.errors.renderStreamError(failure, requestId) : encoder.push({ type: 'error', error: failure }));
+    }
+  }
+  response.end();
+  return result;
+}
