@@ -1,3 +1,4 @@
 export type * from './wire-format.ts';
 export * from './route.ts';
 export * from './registry.ts';
+export * from './write-error.ts';

@@ -1,5 +1,5 @@
 import { GatewayError } from '@switchyard/canonical';
-import { wireFormats } from '@switchyard/formats';
+import { wireFormats, writeError } from '@switchyard/formats';
 import {
   decodeRoute,
   KEY_ID_HEADER,
@@ -14,7 +14,6 @@ import {
 import { registerOpsRoutes, type Metrics } from '@switchyard/telemetry';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Router } from './create-router.ts';
-import { writeError } from './pipeline/write-error.ts';
 
 /**
  * The router as its own HTTP service (split mode). Ingress sends the raw client body to

@@ -1,6 +1,6 @@
 import { GatewayError } from '@switchyard/canonical';
 import type { CatalogSource } from '@switchyard/catalog-client';
-import { wireFormats } from '@switchyard/formats';
+import { toGatewayError, wireFormats, writeError } from '@switchyard/formats';
 import { resolveEndpoint, UpstreamClient, type UpstreamEndpoint } from '@switchyard/providers';
 import type { RouteHandler, RouteRequest } from '@switchyard/router-client';
 import type { Logger, Metrics } from '@switchyard/telemetry';
@@ -10,7 +10,6 @@ import { prepareExchange } from './pipeline/prepare-exchange.ts';
 import { serveCountTokens } from './pipeline/serve-count-tokens.ts';
 import { serveEmbeddings } from './pipeline/serve-embeddings.ts';
 import { serveGenerate } from './pipeline/serve-generate.ts';
-import { toGatewayError, writeError } from './pipeline/write-error.ts';
 
 export interface RouterOptions {
   catalog: CatalogSource;

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '@switchyard/canonical';
-import type { WireFormat } from '@switchyard/formats';
+import type { WireFormat } from './wire-format.ts';
 
 /**
  * Ends a response with an error in the client's own format: a JSON error body before the

@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+// Switchyard runs its TypeScript sources directly (Node 24 type stripping): no build step.
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) {
+  process.stderr.write(`switchyard needs Node.js 24 or newer (this is ${process.version}).\n`);
+  process.exit(1);
+}
+const { main } = await import('@switchyard/gateway');
+await main(process.argv.slice(2));

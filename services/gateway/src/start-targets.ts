@@ -1,0 +1,165 @@
+import { buildCatalogApp } from '@switchyard/catalog';
+import { buildSnapshot, createHttpCatalog, createStaticCatalog, type CatalogSource } from '@switchyard/catalog-client';
+import { loadConfig, type SwitchyardConfig } from '@switchyard/config';
+import { buildIngress } from '@switchyard/ingress';
+import { startSimulator } from '@switchyard/providers';
+import { buildRouterApp, createRouter } from '@switchyard/router';
+import { createHttpForwarder } from '@switchyard/router-client';
+import { createLogger, Metrics, type Logger } from '@switchyard/telemetry';
+import type { FastifyInstance } from 'fastify';
+import type { CliOptions } from './parse-arguments.ts';
+
+/** A started target: what SIGTERM needs to drain it. */
+export interface Running {
+  /** Stop accepting, let in-flight requests finish, release resources. */
+  close(): Promise<void>;
+  /** Flip readiness to false at once (the first step of a drain). */
+  drain(): void;
+}
+
+const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+
+export async function startTarget(options: CliOptions, env: Record<string, string | undefined>): Promise<Running> {
+  const logger = createLogger({ name: options.target });
+  switch (options.target) {
+    case 'all':
+      return startAll(options, logger);
+    case 'ingress':
+      return startIngress(options, env, logger);
+    case 'router':
+      return startRouter(options, env, logger);
+    case 'catalog':
+      return startCatalog(options, logger);
+    case 'simulator': {
+      const simulator = await startSimulator({ port: options.port, host: options.host });
+      logger.info({ url: simulator.url }, 'simulator listening');
+      return { close: () => simulator.close(), drain: () => {} };
+    }
+    case 'worker':
+      throw new Error('The worker target (usage aggregation) is not built yet; see issue 6.');
+  }
+}
+
+function requireConfig(options: CliOptions): SwitchyardConfig {
+  if (options.config === undefined) throw new Error(`switchyard ${options.target} needs --config FILE (or SWITCHYARD_CONFIG).`);
+  return loadConfig(options.config);
+}
+
+function requireEnv(env: Record<string, string | undefined>, name: string): string {
+  const value = env[name];
+  if (value === undefined || value === '') throw new Error(`${name} is required for this target.`);
+  return value;
+}
+
+/** Starts the built-in simulator in process when a provider needs it. */
+async function simulatorFor(catalog: CatalogSource): Promise<{ url: string; close(): Promise<void> } | undefined> {
+  const providers = Object.values(catalog.current().snapshot.providers);
+  if (!providers.some((provider) => provider.protocol === 'simulator')) return undefined;
+  return startSimulator({ port: 0, host: '127.0.0.1' });
+}
+
+async function listen(app: FastifyInstance, options: CliOptions, logger: Logger, what: string): Promise<void> {
+  const address = await app.listen({ port: options.port, host: options.host });
+  logger.info({ address }, `${what} listening`);
+}
+
+async function startAll(options: CliOptions, logger: Logger): Promise<Running> {
+  const config = requireConfig(options);
+  const { snapshot, generatedKeys } = buildSnapshot(config);
+  const catalog = createStaticCatalog(snapshot);
+  const metrics = new Metrics();
+  const simulator = await simulatorFor(catalog);
+  const router = createRouter({ catalog, metrics, logger, ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }) });
+  let draining = false;
+  const app = buildIngress({
+    catalog,
+    forward: router.handle,
+    metrics,
+    logger,
+    bodyLimit: config.server.bodyLimitBytes,
+    isReady: () => !draining,
+  });
+  await listen(app, options, logger, 'switchyard all');
+  // Without REDIS_URL every store is in memory: one instance only.
+  logger.info('in-memory stores (no REDIS_URL): single instance only');
+  for (const generated of generatedKeys) {
+    // Printed once, to the terminal, for the demo; never logged.
+    process.stdout.write(`\nDemo API key for tenant '${generated.tenantId}': ${generated.key}\n\n`);
+  }
+  return {
+    drain: () => {
+      draining = true;
+    },
+    close: async () => {
+      await app.close();
+      await router.close();
+      await simulator?.close();
+    },
+  };
+}
+
+async function startIngress(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
+  const catalog = createHttpCatalog({
+    url: requireEnv(env, 'SWITCHYARD_CATALOG_URL'),
+    onError: (error) => logger.warn({ err: error }, 'catalog poll failed'),
+  });
+  const forwarder = createHttpForwarder({ urls: requireEnv(env, 'SWITCHYARD_ROUTER_URL').split(',') });
+  const metrics = new Metrics();
+  let draining = false;
+  const app = buildIngress({
+    catalog,
+    forward: forwarder.handle,
+    metrics,
+    logger,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    isReady: () => !draining && catalog.isReady(),
+  });
+  await listen(app, options, logger, 'ingress');
+  return {
+    drain: () => {
+      draining = true;
+    },
+    close: async () => {
+      await app.close();
+      await forwarder.close();
+      await catalog.close();
+    },
+  };
+}
+
+async function startRouter(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
+  const catalog = createHttpCatalog({
+    url: requireEnv(env, 'SWITCHYARD_CATALOG_URL'),
+    onError: (error) => logger.warn({ err: error }, 'catalog poll failed'),
+  });
+  await catalog.ready();
+  const metrics = new Metrics();
+  const simulator = await simulatorFor(catalog);
+  const router = createRouter({ catalog, metrics, logger, ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }) });
+  let draining = false;
+  const app = buildRouterApp({ router, metrics, isReady: () => !draining && catalog.isReady(), bodyLimit: DEFAULT_BODY_LIMIT });
+  await listen(app, options, logger, 'router');
+  return {
+    drain: () => {
+      draining = true;
+    },
+    close: async () => {
+      await app.close();
+      await router.close();
+      await simulator?.close();
+      await catalog.close();
+    },
+  };
+}
+
+async function startCatalog(options: CliOptions, logger: Logger): Promise<Running> {
+  const config = requireConfig(options);
+  const { snapshot, generatedKeys } = buildSnapshot(config);
+  if (generatedKeys.length > 0) {
+    throw new Error('generate: true keys are for the single-process demo only; give split-mode keys as key or sha256.');
+  }
+  const source = createStaticCatalog(snapshot);
+  const app = buildCatalogApp({ source, metrics: new Metrics() });
+  await listen(app, options, logger, 'catalog');
+  return { drain: () => {}, close: () => app.close() };
+}

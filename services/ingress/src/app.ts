@@ -1,0 +1,41 @@
+import type { CatalogSource } from '@switchyard/catalog-client';
+import type { RouteHandler } from '@switchyard/router-client';
+import { registerOpsRoutes, type Logger, type Metrics } from '@switchyard/telemetry';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { registerAuthenticate } from './plugins/authenticate.ts';
+import { registerErrorHandler } from './plugins/error-handler.ts';
+import { registerRawBody } from './plugins/raw-body.ts';
+import './plugins/request-context.ts';
+import { registerForwardedRoutes } from './routes/register-forwarded-routes.ts';
+import { registerModelRoutes } from './routes/register-model-routes.ts';
+
+export interface IngressOptions {
+  catalog: CatalogSource;
+  /** In-process router (`all`) or the HTTP forwarder (split mode). */
+  forward: RouteHandler;
+  metrics: Metrics;
+  logger: Logger;
+  bodyLimit: number;
+  isReady: () => boolean;
+}
+
+/** The public HTTP surface: authenticate, (admit), forward. Returns the app; main() listens. */
+export function buildIngress(options: IngressOptions): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: options.bodyLimit,
+    logger: false,
+    genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    // Long streams: the server must never cut a response for taking long.
+    requestTimeout: 0,
+    connectionTimeout: 0,
+    keepAliveTimeout: 75_000,
+  });
+  registerRawBody(app);
+  registerErrorHandler(app, options.logger);
+  registerOpsRoutes(app, { metrics: options.metrics, isReady: options.isReady });
+  registerAuthenticate(app, options.catalog);
+  registerModelRoutes(app, options.catalog);
+  registerForwardedRoutes(app, options.forward);
+  return app;
+}

@@ -1,0 +1,44 @@
+import { GatewayError } from '@switchyard/canonical';
+import { wireFormats, writeError, type Route } from '@switchyard/formats';
+import { PASSED_HEADERS, type RouteHandler } from '@switchyard/router-client';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Hands the raw body to a router and lets it write the answer straight to the client socket.
+ * The upstream call is aborted as soon as the client goes away.
+ */
+export async function forward(handler: RouteHandler, request: FastifyRequest, reply: FastifyReply, route: Route): Promise<void> {
+  const principal = request.principal;
+  if (principal === undefined) throw new GatewayError('authentication', 'Missing API key.');
+  reply.hijack();
+  const response = reply.raw;
+  const controller = new AbortController();
+  response.on('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  const headers: Record<string, string> = {};
+  for (const name of PASSED_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  try {
+    await handler(
+      {
+        route,
+        identity: { tenantId: principal.tenant.id, keyId: principal.key.id, requestId: request.id },
+        body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+        headers,
+        query: request.query as Record<string, string>,
+        signal: controller.signal,
+        receivedAt: performance.now(),
+      },
+      response,
+    );
+  } catch (error) {
+    // Only transport failures of the hop reach here; the router renders its own errors.
+    const failure = controller.signal.aborted
+      ? new GatewayError('client_closed', 'Client closed the request.')
+      : new GatewayError('unavailable', 'No router could serve the request.', { cause: error });
+    writeError(response, wireFormats[route.format], failure, request.id);
+  }
+}
