@@ -39,6 +39,7 @@ export function buildSnapshot(config: SwitchyardConfig, version = 1): { snapshot
     deployments: model.deployments,
     fallbacks: model.fallbacks,
     ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
+    ...(model.timeouts === undefined ? {} : { timeouts: model.timeouts }),
     info: {
       id: model.name,
       created: CATALOG_EPOCH,

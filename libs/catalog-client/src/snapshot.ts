@@ -31,6 +31,7 @@ export interface ModelRecord {
   deployments: DeploymentRecord[];
   fallbacks: string[];
   maxOutputTokens?: number;
+  timeouts?: { headersMs?: number; idleMs?: number };
   info: ModelInfo;
 }
 

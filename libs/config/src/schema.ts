@@ -51,6 +51,11 @@ const model = z
     displayName: z.string().optional(),
     description: z.string().optional(),
     ownedBy: z.string().default('switchyard'),
+    /** Upstream timeouts for this model (ms): until response headers, and the longest silence in a body. */
+    timeouts: z
+      .object({ headersMs: z.number().int().positive().optional(), idleMs: z.number().int().positive().optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 

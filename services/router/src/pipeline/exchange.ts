@@ -16,6 +16,8 @@ export interface Exchange {
   endpoint: UpstreamEndpoint;
   /** The catalog's output limit for the model (default max tokens toward messages). */
   maxOutputTokens: number | undefined;
+  /** The model's own upstream timeouts, over the router defaults. */
+  timeouts: { headersMs?: number; idleMs?: number } | undefined;
   warnings: string[];
 }
 

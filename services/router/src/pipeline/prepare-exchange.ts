@@ -31,7 +31,7 @@ export function prepareExchange(
     });
   }
   return {
-    exchange: { request, clientFormat, upstreamFormat, sameFormat, canonical, deployment, endpoint, maxOutputTokens: model.maxOutputTokens, warnings: [] },
+    exchange: { request, clientFormat, upstreamFormat, sameFormat, canonical, deployment, endpoint, maxOutputTokens: model.maxOutputTokens, timeouts: model.timeouts, warnings: [] },
     body: body as Record<string, unknown>,
   };
 }

@@ -40,7 +40,7 @@ export async function serveGenerate(
     body: upstreamBody,
     extraHeaders,
     signal: request.signal,
-    timeouts: dependencies.timeouts,
+    timeouts: { ...dependencies.timeouts, ...exchange.timeouts },
   });
 
   const headers: Record<string, string> = { 'x-request-id': requestId };

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../../bin/switchyard.js', import.meta.url));
+
+export interface SwitchyardProcess {
+  url: string;
+  port: number;
+  /** Everything the process wrote to stdout and stderr so far (for secret-leak checks). */
+  output(): string;
+  /** SIGTERM and wait for exit; resolves the exit code. */
+  stop(): Promise<number | null>;
+  kill(): void;
+  child: ChildProcess;
+}
+
+/** Starts `switchyard <target>` as a real process and waits until `/readyz` answers 200. */
+export async function startSwitchyard(
+  target: string,
+  options: { port: number; config?: string; env?: Record<string, string>; readyPath?: string },
+): Promise<SwitchyardProcess> {
+  const args = [BIN, target, '--port', String(options.port), '--host', '127.0.0.1'];
+  if (options.config !== undefined) args.push('--config', options.config);
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, LOG_LEVEL: 'info', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${options.port}`;
+  await waitUntilReady(`${url}${options.readyPath ?? '/readyz'}`, child, () => output);
+  return {
+    url,
+    port: options.port,
+    output: () => output,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      return exited;
+    },
+    kill() {
+      child.kill('SIGKILL');
+    },
+  };
+}
+
+async function waitUntilReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}:\n${output()}`);
+    try {
+      const response = await fetch(url);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${url} not ready within 30 s:\n${output()}`);
+}
