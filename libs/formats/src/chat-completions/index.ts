@@ -1,0 +1,32 @@
+import type { WireFormat } from '../wire-format.ts';
+import {
+  embeddingRequestFromCanonical,
+  embeddingRequestToCanonical,
+  embeddingResponseFromCanonical,
+  embeddingResponseToCanonical,
+} from './embeddings.ts';
+import { authHeaders, generatePath } from './endpoint.ts';
+import { errorFromUpstream, renderError, renderStreamError } from './errors.ts';
+import { extractUsage } from './extract-usage.ts';
+import { renderModel, renderModelList } from './models.ts';
+import { requestFromCanonical, requestToCanonical } from './request.ts';
+import { responseFromCanonical, responseToCanonical } from './response.ts';
+import { createStreamDecoder } from './stream-decoder.ts';
+import { createStreamEncoder } from './stream-encoder.ts';
+
+/** OpenAI Chat Completions, both directions through the canonical types (protocols.md §3). */
+export const chatCompletions: WireFormat = {
+  id: 'chat-completions',
+  request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
+  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical },
+  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage },
+  errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
+  models: { renderList: renderModelList, renderOne: renderModel },
+  upstream: { generatePath, authHeaders },
+  embeddings: {
+    toCanonical: embeddingRequestToCanonical,
+    fromCanonical: embeddingRequestFromCanonical,
+    responseToCanonical: embeddingResponseToCanonical,
+    responseFromCanonical: embeddingResponseFromCanonical,
+  },
+};
