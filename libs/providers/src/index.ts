@@ -1,2 +1,3 @@
 export * from './upstream-endpoint.ts';
 export * from './upstream-client.ts';
+export * from './simulator/index.ts';
