@@ -1,0 +1,210 @@
+import {
+  GatewayError,
+  type ContentPart,
+  type FilePart,
+  type ImagePart,
+  type MediaSource,
+  type ReasoningPart,
+  type TextPart,
+  type ToolResultPart,
+} from '@switchyard/canonical';
+import { mapToolCallId, parseToolArguments, stringifyToolArguments } from '../shared/index.ts';
+import type { ContentBlock, DocumentBlock, ImageBlock, ToolResultContentBlock } from './schema.ts';
+
+type MessagesSource =
+  | { type: 'base64'; media_type: string; data: string }
+  | { type: 'url'; url: string }
+  | { type: 'text'; media_type: 'text/plain'; data: string };
+
+/** The blocks the encoder writes (protocols.md §5.2); a subset of what the API accepts. */
+export type MessagesContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: MessagesSource }
+  | { type: 'document'; source: MessagesSource; title?: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'tool_result'; tool_use_id: string; content?: string | MessagesContentBlock[]; is_error?: boolean }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string };
+
+type ToolResultContent = ToolResultPart['content'];
+
+// ── messages → canonical ────────────────────────────────────────────────────────────────
+
+function convertImageSource(source: ImageBlock['source']): MediaSource {
+  switch (source.type) {
+    case 'base64':
+      return { kind: 'base64', mediaType: source.media_type, data: source.data };
+    case 'url':
+      return { kind: 'url', url: source.url };
+    case 'file':
+      return { kind: 'file-id', fileId: source.file_id };
+  }
+}
+
+/**
+ * Plain-text documents become base64 `text/plain` so other formats can carry them as files
+ * (chat `file_data`, generate-content `inlineData`); the encoder below turns them back.
+ */
+function textDocumentSource(text: string): MediaSource {
+  return { kind: 'base64', mediaType: 'text/plain', data: Buffer.from(text, 'utf8').toString('base64') };
+}
+
+function convertDocumentSource(source: DocumentBlock['source']): MediaSource {
+  switch (source.type) {
+    case 'text':
+      return textDocumentSource(source.data);
+    case 'content':
+      return textDocumentSource(
+        typeof source.content === 'string' ? source.content : source.content.map((block) => block.text).join('\n'),
+      );
+    default:
+      return convertImageSource(source);
+  }
+}
+
+function convertDocumentBlock(block: DocumentBlock): FilePart {
+  const part: FilePart = { type: 'file', source: convertDocumentSource(block.source) };
+  if (typeof block.title === 'string') part.title = block.title;
+  return part;
+}
+
+/** Blocks the canonical model has no place for (server-tool history, citations sources, future kinds) are dropped. */
+export function convertToolResultContentToCanonical(content: string | ToolResultContentBlock[] | undefined): ToolResultContent {
+  if (content === undefined) return '';
+  if (typeof content === 'string') return content;
+  const parts: Array<TextPart | ImagePart | FilePart> = [];
+  for (const block of content) {
+    if (block.type === 'text') parts.push({ type: 'text', text: block.text });
+    else if (block.type === 'image') parts.push({ type: 'image', source: convertImageSource(block.source) });
+    else if (block.type === 'document') parts.push(convertDocumentBlock(block));
+  }
+  return parts;
+}
+
+/**
+ * One user/assistant block as a canonical part. `tool_result` is handled by the message
+ * converter (it becomes its own `tool` message); `cache_control` has no canonical meaning and
+ * is dropped here — a same-format upstream gets the original body on the fast path.
+ */
+export function convertContentBlockToPart(block: Exclude<ContentBlock, { type: 'tool_result' }>): ContentPart | undefined {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image':
+      return { type: 'image', source: convertImageSource(block.source) };
+    case 'document':
+      return convertDocumentBlock(block);
+    case 'tool_use':
+      return { type: 'tool-call', id: block.id, name: block.name, arguments: stringifyToolArguments(block.input) };
+    case 'thinking':
+      return { type: 'reasoning', text: block.thinking, signature: { origin: 'messages', value: block.signature } };
+    case 'redacted_thinking':
+      return { type: 'reasoning', text: '', redactedData: block.data };
+    case 'unsupported':
+      return undefined;
+  }
+}
+
+// ── canonical → messages ────────────────────────────────────────────────────────────────
+
+/** Provider file ids are not portable across vendors (protocols.md §10.2). */
+function rejectFileId(param: string): never {
+  throw new GatewayError('invalid_request', 'File ids cannot be sent to this model; send the content inline or as a URL.', {
+    param,
+  });
+}
+
+function encodeImageSource(source: MediaSource, param: string): MessagesSource {
+  switch (source.kind) {
+    case 'base64':
+      return { type: 'base64', media_type: source.mediaType, data: source.data };
+    case 'url':
+      return { type: 'url', url: source.url };
+    case 'file-id':
+      return rejectFileId(param);
+  }
+}
+
+/** messages documents are PDFs (bytes or URL) or plain text; images sent as files become image blocks. */
+function encodeFilePart(part: FilePart, param: string): MessagesContentBlock {
+  const { source } = part;
+  let documentSource: MessagesSource;
+  if (source.kind === 'file-id') return rejectFileId(param);
+  if (source.kind === 'url') {
+    documentSource = { type: 'url', url: source.url };
+  } else if (source.mediaType.startsWith('image/')) {
+    return { type: 'image', source: encodeImageSource(source, param) };
+  } else if (source.mediaType.startsWith('text/')) {
+    documentSource = { type: 'text', media_type: 'text/plain', data: Buffer.from(source.data, 'base64').toString('utf8') };
+  } else if (source.mediaType === 'application/pdf') {
+    documentSource = { type: 'base64', media_type: source.mediaType, data: source.data };
+  } else {
+    throw new GatewayError('invalid_request', `This model accepts PDF or plain-text documents, not ${source.mediaType}.`, {
+      param,
+    });
+  }
+  const title = part.title ?? part.filename;
+  return title === undefined ? { type: 'document', source: documentSource } : { type: 'document', source: documentSource, title };
+}
+
+/** messages rejects empty and whitespace-only text blocks (protocols.md §12.4). */
+function isBlank(text: string): boolean {
+  return text.trim() === '';
+}
+
+function encodeToolResultContent(content: ToolResultContent, param: string): string | MessagesContentBlock[] | undefined {
+  if (typeof content === 'string') return content === '' ? undefined : content;
+  const blocks: MessagesContentBlock[] = [];
+  for (const [index, part] of content.entries()) {
+    const block = encodeContentPart(part, `${param}.content[${index}]`);
+    if (block !== undefined) blocks.push(block);
+  }
+  return blocks.length === 0 ? undefined : blocks;
+}
+
+function encodeToolResult(part: ToolResultPart, param: string): MessagesContentBlock {
+  const block: Extract<MessagesContentBlock, { type: 'tool_result' }> = {
+    type: 'tool_result',
+    tool_use_id: mapToolCallId(part.callId),
+  };
+  const content = encodeToolResultContent(part.content, param);
+  if (content !== undefined) block.content = content;
+  if (part.isError === true) block.is_error = true;
+  return block;
+}
+
+/**
+ * Thinking replays only with its own signature; reasoning from other vendors (or unsigned)
+ * would be rejected by messages, so it is dropped (protocols.md §10.4).
+ */
+export function encodeReasoningPart(part: ReasoningPart): MessagesContentBlock | undefined {
+  if (part.redactedData !== undefined) return { type: 'redacted_thinking', data: part.redactedData };
+  if (part.signature?.origin === 'messages') return { type: 'thinking', thinking: part.text, signature: part.signature.value };
+  return undefined;
+}
+
+/**
+ * One canonical part as a messages block, or undefined when the part has no messages form
+ * that can be sent (blank text, reasoning from another vendor — its signature would be
+ * rejected). Audio has no messages form at all, so it is a 400 rather than a silent drop.
+ * Tool ids are mapped onto the messages alphabet on calls and results alike (§10.4, §12.6).
+ */
+export function encodeContentPart(part: ContentPart, param: string): MessagesContentBlock | undefined {
+  switch (part.type) {
+    case 'text':
+    case 'refusal':
+      return isBlank(part.text) ? undefined : { type: 'text', text: part.text };
+    case 'image':
+      return { type: 'image', source: encodeImageSource(part.source, param) };
+    case 'file':
+      return encodeFilePart(part, param);
+    case 'audio':
+      throw new GatewayError('invalid_request', 'This model does not accept audio input.', { param });
+    case 'reasoning':
+      return encodeReasoningPart(part);
+    case 'tool-call':
+      return { type: 'tool_use', id: mapToolCallId(part.id), name: part.name, input: parseToolArguments(part.arguments, param) };
+    case 'tool-result':
+      return encodeToolResult(part, param);
+  }
+}

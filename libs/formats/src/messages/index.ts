@@ -1,0 +1,22 @@
+import type { WireFormat } from '../wire-format.ts';
+import { countTokensToCanonical, renderCountTokens } from './count-tokens.ts';
+import { authHeaders, generatePath } from './endpoint.ts';
+import { errorFromUpstream, renderError, renderStreamError } from './errors.ts';
+import { extractUsage } from './extract-usage.ts';
+import { renderModel, renderModelList } from './models.ts';
+import { requestFromCanonical, requestToCanonical } from './request.ts';
+import { responseFromCanonical, responseToCanonical } from './response.ts';
+import { createStreamDecoder } from './stream-decoder.ts';
+import { createStreamEncoder } from './stream-encoder.ts';
+
+/** Vendor A's Messages API, both directions through the canonical types (protocols.md §5). */
+export const messages: WireFormat = {
+  id: 'messages',
+  request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
+  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical },
+  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage },
+  errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
+  models: { renderList: renderModelList, renderOne: renderModel },
+  upstream: { generatePath, authHeaders },
+  countTokens: { toCanonical: countTokensToCanonical, render: renderCountTokens },
+};
