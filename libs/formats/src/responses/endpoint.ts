@@ -1,0 +1,11 @@
+/**
+ * Where a Responses upstream is called (protocols.md §1.1). The provider base URL ends with
+ * `/v1`, as the openai SDK takes it; streaming uses the same path with `"stream": true`.
+ */
+export function generatePath(): string {
+  return '/responses';
+}
+
+export function authHeaders(apiKey: string): Record<string, string> {
+  return { Authorization: `Bearer ${apiKey}` };
+}

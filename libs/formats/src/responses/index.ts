@@ -1,0 +1,20 @@
+import type { WireFormat } from '../wire-format.ts';
+import { authHeaders, generatePath } from './endpoint.ts';
+import { errorFromUpstream, renderError, renderStreamError } from './errors.ts';
+import { extractUsage } from './extract-usage.ts';
+import { renderModel, renderModelList } from './models.ts';
+import { requestFromCanonical, requestToCanonical } from './request.ts';
+import { responseFromCanonical, responseToCanonical } from './response.ts';
+import { createStreamDecoder } from './stream-decoder.ts';
+import { createStreamEncoder } from './stream-encoder.ts';
+
+/** OpenAI Responses (`POST /v1/responses`), both directions through the canonical types (protocols.md §4). */
+export const responses: WireFormat = {
+  id: 'responses',
+  request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
+  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical },
+  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage },
+  errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
+  models: { renderList: renderModelList, renderOne: renderModel },
+  upstream: { generatePath, authHeaders },
+};
