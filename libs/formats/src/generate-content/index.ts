@@ -1,0 +1,34 @@
+import type { WireFormat } from '../wire-format.ts';
+import { countTokensToCanonical, renderCountTokens } from './count-tokens.ts';
+import {
+  embeddingsFromCanonical,
+  embeddingsResponseFromCanonical,
+  embeddingsResponseToCanonical,
+  embeddingsToCanonical,
+} from './embeddings.ts';
+import { authHeaders, generatePath } from './endpoint.ts';
+import { errorFromUpstream, renderError, renderStreamError } from './errors.ts';
+import { renderModel, renderModelList } from './models.ts';
+import { requestFromCanonical, requestToCanonical } from './request.ts';
+import { responseFromCanonical, responseToCanonical } from './response.ts';
+import { createStreamDecoder } from './stream-decoder.ts';
+import { createStreamEncoder } from './stream-encoder.ts';
+import { extractStreamUsage } from './extract-stream-usage.ts';
+
+/** generate-content (vendor B, Gemini `generateContent`), both directions (protocols.md §6). */
+export const generateContent: WireFormat = {
+  id: 'generate-content',
+  request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
+  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical },
+  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage: extractStreamUsage },
+  errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
+  models: { renderList: renderModelList, renderOne: renderModel },
+  upstream: { generatePath, authHeaders },
+  countTokens: { toCanonical: countTokensToCanonical, render: renderCountTokens },
+  embeddings: {
+    toCanonical: embeddingsToCanonical,
+    fromCanonical: embeddingsFromCanonical,
+    responseToCanonical: embeddingsResponseToCanonical,
+    responseFromCanonical: embeddingsResponseFromCanonical,
+  },
+};
