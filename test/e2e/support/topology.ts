@@ -48,6 +48,8 @@ models:
   - { name: dead-model, deployments: [{ provider: up-dead, model: nothing }] }
   - { name: slow-model, deployments: [{ provider: up-chat, model: sim-slow }], timeouts: { headersMs: 300 } }
   - { name: hidden-model, deployments: [{ provider: up-chat, model: sim-hidden }] }
+server:
+  bodyLimitBytes: 1048576
 tenants:
   - id: e2e
     models: [model-chat, model-responses, model-messages, model-gemini, embed-chat, embed-gemini, dead-model, slow-model]
