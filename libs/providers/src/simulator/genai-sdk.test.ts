@@ -1,4 +1,5 @@
-import { GoogleGenAI, Modality } from '@google/genai';
+import { GoogleGenAI, Modality, Type } from '@google/genai';
+import type { FunctionDeclaration } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from './index.ts';
 import type { RunningSimulator } from './index.ts';
@@ -15,9 +16,9 @@ afterAll(async () => {
   await simulator.close();
 });
 
-const weatherDeclaration = {
+const weatherDeclaration: FunctionDeclaration = {
   name: 'get_weather',
-  parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' }, days: { type: 'INTEGER' } } },
+  parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING }, days: { type: Type.INTEGER } } },
 };
 
 describe('generate-content', () => {
@@ -112,7 +113,7 @@ describe('generate-content', () => {
       contents: 'A city',
       config: {
         responseMimeType: 'application/json',
-        responseSchema: { type: 'OBJECT', properties: { name: { type: 'STRING' }, big: { type: 'BOOLEAN' } } },
+        responseSchema: { type: Type.OBJECT, properties: { name: { type: Type.STRING }, big: { type: Type.BOOLEAN } } },
       },
     });
     expect(JSON.parse(response.text ?? '')).toEqual({ name: 'sample', big: true });

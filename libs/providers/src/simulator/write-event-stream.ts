@@ -56,9 +56,11 @@ export async function writeEventStream(
       return;
     }
     if (index === knobs.disconnect_after_chunks) {
-      // No terminator, no error event: the connection just dies mid-stream.
+      // No terminator, no error event: the connection just dies mid-stream. end() first so the
+      // events already written (still corked by node:http) reach the client before the close.
       disconnectedOnPurpose.add(response);
-      response.socket?.destroy();
+      const socket = response.socket;
+      socket?.end(() => socket.destroy());
       return;
     }
     const wait = index === 0 ? knobs.ttft_ms : delay;
