@@ -52,16 +52,17 @@ export function encodeThinking(
     warnings.push('Reasoning was dropped: messages does not allow thinking while a tool choice is forced.');
     return { maxTokens };
   }
-  let budget = Math.max(MIN_THINKING_BUDGET, requested < 0 ? budgetForEffort(effortForBudget(requested)) : requested);
+  const budget = Math.max(MIN_THINKING_BUDGET, requested < 0 ? budgetForEffort(effortForBudget(requested)) : requested);
   if (budget < maxTokens) return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens };
-  let raised = budget + MIN_THINKING_BUDGET;
+  const raised = budget + MIN_THINKING_BUDGET;
   if (modelOutputLimit !== undefined && raised > modelOutputLimit) {
-    raised = modelOutputLimit;
-    budget = modelOutputLimit - MIN_THINKING_BUDGET;
-    if (budget < MIN_THINKING_BUDGET) {
+    const reduced = modelOutputLimit - MIN_THINKING_BUDGET;
+    if (reduced < MIN_THINKING_BUDGET) {
       warnings.push(`Reasoning was dropped: the model's output limit of ${modelOutputLimit} tokens leaves no room for thinking.`);
       return { maxTokens };
     }
+    warnings.push(`The thinking budget was reduced to ${reduced} tokens and max_tokens set to the model's output limit of ${modelOutputLimit}.`);
+    return { thinking: { type: 'enabled', budget_tokens: reduced }, maxTokens: modelOutputLimit };
   }
   warnings.push(`max_tokens was raised from ${maxTokens} to ${raised} to exceed the thinking budget of ${budget} tokens.`);
   return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: raised };
