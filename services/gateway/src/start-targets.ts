@@ -3,7 +3,7 @@ import { buildSnapshot, createHttpCatalog, createStaticCatalog, type CatalogSour
 import { loadConfig, type SwitchyardConfig } from '@switchyard/config';
 import { buildIngress } from '@switchyard/ingress';
 import { startSimulator } from '@switchyard/providers';
-import { buildRouterApp, createRouter } from '@switchyard/router';
+import { buildRouterApp, createMemoryResponseStore, createRedisResponseStore, createRouter, type ResponseStore } from '@switchyard/router';
 import { createHttpForwarder } from '@switchyard/router-client';
 import { createLogger, Metrics, type Logger } from '@switchyard/telemetry';
 import type { FastifyInstance } from 'fastify';
@@ -23,7 +23,7 @@ export async function startTarget(options: CliOptions, env: Record<string, strin
   const logger = createLogger({ name: options.target });
   switch (options.target) {
     case 'all':
-      return startAll(options, logger);
+      return startAll(options, env, logger);
     case 'ingress':
       return startIngress(options, env, logger);
     case 'router':
@@ -58,18 +58,30 @@ async function simulatorFor(catalog: CatalogSource): Promise<{ url: string; clos
   return startSimulator({ port: 0, host: '127.0.0.1' });
 }
 
+/** Responses state in Redis when there is one, else in this process (single instance). */
+function responseStoreFor(env: Record<string, string | undefined>): ResponseStore {
+  const url = env.REDIS_URL;
+  return url === undefined || url === '' ? createMemoryResponseStore() : createRedisResponseStore({ url });
+}
+
 async function listen(app: FastifyInstance, options: CliOptions, logger: Logger, what: string): Promise<void> {
   const address = await app.listen({ port: options.port, host: options.host });
   logger.info({ address }, `${what} listening`);
 }
 
-async function startAll(options: CliOptions, logger: Logger): Promise<Running> {
+async function startAll(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
   const config = requireConfig(options);
   const { snapshot, generatedKeys } = buildSnapshot(config);
   const catalog = createStaticCatalog(snapshot);
   const metrics = new Metrics();
   const simulator = await simulatorFor(catalog);
-  const router = createRouter({ catalog, metrics, logger, ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }) });
+  const router = createRouter({
+    catalog,
+    metrics,
+    logger,
+    responseStore: responseStoreFor(env),
+    ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }),
+  });
   let draining = false;
   const app = buildIngress({
     catalog,
@@ -80,8 +92,9 @@ async function startAll(options: CliOptions, logger: Logger): Promise<Running> {
     isReady: () => !draining,
   });
   await listen(app, options, logger, 'switchyard all');
-  // Without REDIS_URL every store is in memory: one instance only.
-  logger.info('in-memory stores (no REDIS_URL): single instance only');
+  if (env.REDIS_URL === undefined || env.REDIS_URL === '') {
+    logger.info('in-memory stores (no REDIS_URL): single instance only');
+  }
   for (const generated of generatedKeys) {
     // Printed once, to the terminal, for the demo; never logged.
     process.stdout.write(`\nDemo API key for tenant '${generated.tenantId}': ${generated.key}\n\n`);
@@ -135,7 +148,13 @@ async function startRouter(options: CliOptions, env: Record<string, string | und
   await catalog.ready();
   const metrics = new Metrics();
   const simulator = await simulatorFor(catalog);
-  const router = createRouter({ catalog, metrics, logger, ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }) });
+  const router = createRouter({
+    catalog,
+    metrics,
+    logger,
+    responseStore: responseStoreFor(env),
+    ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }),
+  });
   let draining = false;
   const app = buildRouterApp({ router, metrics, isReady: () => !draining && catalog.isReady(), bodyLimit: DEFAULT_BODY_LIMIT });
   await listen(app, options, logger, 'router');

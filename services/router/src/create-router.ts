@@ -7,9 +7,12 @@ import type { Logger, Metrics } from '@switchyard/telemetry';
 import type { UpstreamTimeouts } from './pipeline/call-upstream.ts';
 import type { Exchange, ExchangeOutcome } from './pipeline/exchange.ts';
 import { prepareExchange } from './pipeline/prepare-exchange.ts';
+import { rememberResponse } from './pipeline/responses-state.ts';
 import { serveCountTokens } from './pipeline/serve-count-tokens.ts';
 import { serveEmbeddings } from './pipeline/serve-embeddings.ts';
 import { serveGenerate } from './pipeline/serve-generate.ts';
+import { serveStoredResponse } from './pipeline/serve-stored-response.ts';
+import { createMemoryResponseStore, type ResponseStore } from './responses-store/index.ts';
 
 export interface RouterOptions {
   catalog: CatalogSource;
@@ -18,6 +21,8 @@ export interface RouterOptions {
   /** URL of the built-in simulator, for `protocol: simulator` providers. */
   simulatorUrl?: string;
   timeouts?: Partial<UpstreamTimeouts>;
+  /** Where Responses state lives; in memory when omitted (single instance). */
+  responseStore?: ResponseStore;
 }
 
 export interface Router {
@@ -31,6 +36,7 @@ const DEFAULT_TIMEOUTS: UpstreamTimeouts = { headersMs: 300_000, idleMs: 300_000
 export function createRouter(options: RouterOptions): Router {
   const { catalog, metrics, logger } = options;
   const upstream = new UpstreamClient();
+  const responseStore = options.responseStore ?? createMemoryResponseStore();
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const dependencies = {
     upstream,
@@ -63,11 +69,20 @@ export function createRouter(options: RouterOptions): Router {
       const index = catalog.current();
       switch (request.route.operation) {
         case 'generate': {
-          const prepared = prepareExchange(request, index, endpointOf);
+          const prepared = await prepareExchange(request, index, endpointOf, responseStore);
           exchange = prepared.exchange;
           outcome = await serveGenerate(dependencies, exchange, prepared.body, response);
+          if (exchange.clientFormat.id === 'responses' && outcome.answer !== undefined && outcome.status === 200) {
+            await rememberResponse(responseStore, exchange, outcome.answer).catch((error: unknown) =>
+              logger.warn({ err: error, requestId }, 'could not store response'),
+            );
+          }
           break;
         }
+        case 'response-get':
+        case 'response-delete':
+          outcome = await serveStoredResponse(responseStore, request, response);
+          break;
         case 'embeddings':
           outcome = await serveEmbeddings(dependencies, request, index, endpointOf, response);
           break;
@@ -113,6 +128,9 @@ export function createRouter(options: RouterOptions): Router {
 
   return {
     handle,
-    close: () => upstream.close(),
+    close: async () => {
+      await upstream.close();
+      await responseStore.close();
+    },
   };
 }

@@ -1,2 +1,3 @@
 export * from './create-router.ts';
 export * from './app.ts';
+export * from './responses-store/index.ts';

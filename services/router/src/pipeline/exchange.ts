@@ -1,4 +1,4 @@
-import type { CanonicalRequest, CanonicalUsage } from '@switchyard/canonical';
+import type { CanonicalRequest, CanonicalResponse, CanonicalUsage } from '@switchyard/canonical';
 import type { DeploymentRecord } from '@switchyard/catalog-client';
 import type { WireFormat } from '@switchyard/formats';
 import type { UpstreamEndpoint } from '@switchyard/providers';
@@ -19,12 +19,16 @@ export interface Exchange {
   /** The model's own upstream timeouts, over the router defaults. */
   timeouts: { headersMs?: number; idleMs?: number } | undefined;
   warnings: string[];
+  /** The id the client's answer carries when the router keeps state for it (stored Responses). */
+  answerId: string | undefined;
 }
 
 /** How an exchange ended, for metrics, limits and usage events. */
 export interface ExchangeOutcome {
   status: number;
   usage: CanonicalUsage;
-  /** ms since the request reached ingress, when the first content byte was written. */
+  /** performance.now() when the first content byte was written. */
   firstByteAt?: number;
+  /** The complete answer, when there was one. */
+  answer?: CanonicalResponse;
 }

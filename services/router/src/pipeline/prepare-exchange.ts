@@ -3,35 +3,53 @@ import type { CatalogIndex } from '@switchyard/catalog-client';
 import { wireFormats, type WireFormat } from '@switchyard/formats';
 import type { UpstreamEndpoint } from '@switchyard/providers';
 import type { RouteRequest } from '@switchyard/router-client';
+import type { ResponseStore } from '../responses-store/index.ts';
 import type { Exchange } from './exchange.ts';
 import { parseJsonBody } from './parse-json-body.ts';
+import { expandPreviousResponse } from './responses-state.ts';
 import { selectDeployment } from './select-deployment.ts';
 
 /**
  * Decode → authorise the model → choose a deployment. Validation runs for every request,
  * same-format ones included, so bounds are enforced whatever the upstream.
  */
-export function prepareExchange(
+export async function prepareExchange(
   request: RouteRequest,
   index: CatalogIndex,
   endpointOf: (providerId: string) => UpstreamEndpoint,
-): { exchange: Exchange; body: Record<string, unknown> } {
+  responseStore: ResponseStore,
+): Promise<{ exchange: Exchange; body: Record<string, unknown> }> {
   const clientFormat = wireFormats[request.route.format];
   const body = parseJsonBody(request.body);
   const context = request.route.model === undefined ? {} : { model: request.route.model, stream: request.route.stream === true };
   const canonical = clientFormat.request.toCanonical(body, context);
   const model = authoriseModel(request, index, canonical.model);
+  const expanded = await expandPreviousResponse(responseStore, request.identity.tenantId, canonical);
   const deployment = selectDeployment(model);
   const endpoint = endpointOf(deployment.provider);
   const upstreamFormat: WireFormat = wireFormats[endpoint.protocol];
-  const sameFormat = upstreamFormat === clientFormat;
+  // With history added by Switchyard the client's body no longer says everything: translate.
+  const sameFormat = upstreamFormat === clientFormat && !expanded;
   if (!sameFormat && (canonical.n ?? 1) > 1) {
     throw new GatewayError('invalid_request', 'n > 1 is only supported when the model is served in the same format as the request.', {
       param: clientFormat.id === 'generate-content' ? 'generationConfig.candidateCount' : 'n',
     });
   }
   return {
-    exchange: { request, clientFormat, upstreamFormat, sameFormat, canonical, deployment, endpoint, maxOutputTokens: model.maxOutputTokens, timeouts: model.timeouts, warnings: [] },
+    exchange: {
+      request,
+      clientFormat,
+      upstreamFormat,
+      sameFormat,
+      canonical,
+      deployment,
+      endpoint,
+      maxOutputTokens: model.maxOutputTokens,
+      timeouts: model.timeouts,
+      warnings: [],
+      // Translated Responses answers are named by Switchyard, which keeps them for previous_response_id.
+      answerId: clientFormat.id === 'responses' && !sameFormat ? `resp_${request.identity.requestId.replace(/^req_/, '')}` : undefined,
+    },
     body: body as Record<string, unknown>,
   };
 }

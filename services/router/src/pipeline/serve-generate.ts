@@ -50,16 +50,18 @@ export async function serveGenerate(
 
   if (canonical.stream) {
     const result = await streamAnswer(exchange, upstream, response, headers);
-    const usage = result.usage ?? { inputTokens: 0, outputTokens: 0, estimated: true };
+    const usage = result.answer?.usage;
     return {
       status: result.error === undefined ? 200 : result.error.status,
-      usage: usage.estimated === true ? estimateUsage(exchange, result.outputText) : usage,
+      usage: usage === undefined || usage.estimated === true ? estimateUsage(exchange, result.generatedText()) : usage,
       ...(result.firstByteAt === undefined ? {} : { firstByteAt: result.firstByteAt }),
+      ...(result.answer === undefined ? {} : { answer: result.answer }),
     };
   }
 
   const text = await upstream.body.text();
   const answer = upstreamFormat.response.toCanonical(JSON.parse(text));
+  if (exchange.answerId !== undefined) answer.id = exchange.answerId;
   let out = text;
   if (!sameFormat) {
     const started = performance.now();
@@ -73,6 +75,7 @@ export async function serveGenerate(
     status: 200,
     usage: answer.usage.estimated === true ? estimateUsage(exchange, outputText) : answer.usage,
     firstByteAt: performance.now(),
+    answer,
   };
 }
 

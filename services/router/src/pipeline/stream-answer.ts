@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { CanonicalUsage, GatewayError, StreamPart } from '@switchyard/canonical';
+import type { CanonicalResponse, GatewayError, StreamPart } from '@switchyard/canonical';
 import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse';
 import type { Dispatcher } from 'undici';
+import { StreamAccumulator } from './accumulate-stream.ts';
 import { transportError } from './call-upstream.ts';
 import type { Exchange } from './exchange.ts';
 
@@ -14,9 +15,10 @@ export const SSE_HEADERS = {
 } as const;
 
 export interface StreamResult {
-  usage: CanonicalUsage | undefined;
-  /** Text the client received, for estimating output tokens when the upstream reported none. */
-  outputText: string;
+  /** The whole answer the stream carried, when it finished. */
+  answer: CanonicalResponse | undefined;
+  /** What was generated, finished or not (for estimates). */
+  generatedText: () => string;
   error: GatewayError | undefined;
   firstByteAt: number | undefined;
 }
@@ -51,7 +53,8 @@ export async function streamAnswer(
   // Same-format chat streams had include_usage forced on; the client gets the usage chunk only if it asked.
   const dropUsageChunk = sameFormat && clientFormat.id === 'chat-completions' && exchange.canonical.includeUsage !== true;
 
-  const result: StreamResult = { usage: undefined, outputText: '', error: undefined, firstByteAt: undefined };
+  const accumulator = new StreamAccumulator();
+  const result: StreamResult = { answer: undefined, generatedText: () => accumulator.generatedText(), error: undefined, firstByteAt: undefined };
   let upstreamErrorRelayed = false;
 
   const write = (text: string) => {
@@ -63,10 +66,10 @@ export async function streamAnswer(
   const observe = (parts: StreamPart[]): string => {
     let out = '';
     for (const part of parts) {
-      if (part.type === 'text-delta') result.outputText += part.text;
-      else if (part.type === 'tool-call-delta') result.outputText += part.argumentsDelta;
-      else if (part.type === 'finish') result.usage = part.usage;
+      // The router names answers it keeps state for (stored Responses).
+      if (part.type === 'start' && exchange.answerId !== undefined) part.id = exchange.answerId;
       else if (part.type === 'error') result.error = part.error;
+      accumulator.push(part);
       if (encoder !== undefined) out += encoder.push(part);
     }
     return out;
@@ -100,5 +103,6 @@ export async function streamAnswer(
     }
   }
   response.end();
+  result.answer = accumulator.response;
   return result;
 }

@@ -1,0 +1,99 @@
+import type { CanonicalResponse, ContentPart, StreamPart, ToolCallPart } from '@switchyard/canonical';
+
+/**
+ * Folds canonical stream parts into the complete answer they describe: what a stream's
+ * client ended up with, for stored Responses state and for usage estimates.
+ */
+export class StreamAccumulator {
+  readonly #content: ContentPart[] = [];
+  readonly #calls = new Map<number, ToolCallPart>();
+  #response: CanonicalResponse | undefined;
+  #text = '';
+  #reasoning = '';
+  #started = { id: '', model: '', created: 0 };
+  #generatedText: string[] = [];
+
+  push(part: StreamPart): void {
+    switch (part.type) {
+      case 'start':
+        this.#started = { id: part.id, model: part.model, created: part.created };
+        break;
+      case 'text-delta':
+        this.#flushReasoning();
+        this.#text += part.text;
+        this.#generatedText.push(part.text);
+        break;
+      case 'refusal-delta':
+        this.#flushText();
+        this.#content.push({ type: 'refusal', text: part.text });
+        break;
+      case 'reasoning-delta':
+        this.#flushText();
+        this.#reasoning += part.text;
+        this.#generatedText.push(part.text);
+        break;
+      case 'reasoning-end':
+        this.#content.push({
+          type: 'reasoning',
+          text: this.#reasoning,
+          ...(part.signature === undefined ? {} : { signature: part.signature }),
+          ...(part.redactedData === undefined ? {} : { redactedData: part.redactedData }),
+          ...(part.id === undefined ? {} : { id: part.id }),
+        });
+        this.#reasoning = '';
+        break;
+      case 'tool-call-start': {
+        this.#flushText();
+        this.#flushReasoning();
+        const call: ToolCallPart = { type: 'tool-call', id: part.id, name: part.name, arguments: '' };
+        this.#calls.set(part.index, call);
+        this.#content.push(call);
+        break;
+      }
+      case 'tool-call-delta': {
+        const call = this.#calls.get(part.index);
+        if (call !== undefined) call.arguments += part.argumentsDelta;
+        this.#generatedText.push(part.argumentsDelta);
+        break;
+      }
+      case 'tool-call-end': {
+        const call = this.#calls.get(part.index);
+        if (call !== undefined && part.signature !== undefined) call.signature = part.signature;
+        break;
+      }
+      case 'file':
+        this.#flushText();
+        this.#content.push({ type: 'file', source: { kind: 'base64', mediaType: part.mediaType, data: part.data } });
+        break;
+      case 'finish':
+        this.#flushText();
+        this.#flushReasoning();
+        this.#response = { ...this.#started, content: this.#content, finishReason: part.finishReason, usage: part.usage };
+        break;
+      case 'error':
+        break;
+    }
+  }
+
+  /** Everything generated so far, finished or not: estimates bill a broken stream for what it delivered. */
+  generatedText(): string {
+    return this.#generatedText.join('');
+  }
+
+  /** The complete answer, once a `finish` part has arrived. */
+  get response(): CanonicalResponse | undefined {
+    return this.#response;
+  }
+
+  #flushText(): void {
+    if (this.#text === '') return;
+    this.#content.push({ type: 'text', text: this.#text });
+    this.#text = '';
+  }
+
+  #flushReasoning(): void {
+    if (this.#reasoning === '') return;
+    this.#content.push({ type: 'reasoning', text: this.#reasoning });
+    this.#reasoning = '';
+  }
+}
