@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Redis, Result } from 'ioredis';
+import type { ScopeKeys } from './keys.ts';
+import type { AdmissionResult, LimitScope, LimitSet, RefusedLimit, WindowState } from './limiter.ts';
+
+type ScopeKeyTuple = [requests: string, tokens: string, concurrency: string, budget: string];
+type LimitTuple = [rpm: string, tpm: string, concurrency: string, dailyTokens: string, monthlyTokens: string];
+
+export type AdmitArguments = [
+  ...tenantKeys: ScopeKeyTuple,
+  ...keyKeys: ScopeKeyTuple,
+  now: string,
+  requestId: string,
+  cost: string,
+  leaseMs: string,
+  ...tenantLimits: LimitTuple,
+  ...keyLimits: LimitTuple,
+];
+export type ReconcileArguments = [
+  tenantTokensKey: string,
+  tenantBudgetKey: string,
+  keyTokensKey: string,
+  keyBudgetKey: string,
+  now: string,
+  deltaTokens: string,
+  tenantTpm: string,
+  tenantHasBudget: string,
+  keyTpm: string,
+  keyHasBudget: string,
+];
+export type ReleaseArguments = [tenantConcurrencyKey: string, keyConcurrencyKey: string, requestId: string];
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** lua/admit-8.lua */
+    switchyardAdmit(...args: AdmitArguments): Result<number[], Context>;
+    /** lua/reconcile-4.lua */
+    switchyardReconcile(...args: ReconcileArguments): Result<null, Context>;
+    /** lua/release-2.lua */
+    switchyardRelease(...args: ReleaseArguments): Result<number, Context>;
+  }
+}
+
+const LUA_DIRECTORY = join(import.meta.dirname, 'lua');
+
+/**
+ * Reads a script and inlines its `--- @include "<name>"` lines from lua/includes/ (BullMQ's
+ * convention). The key count comes from the file name, `<name>-<numberOfKeys>.lua`, so the
+ * header and the registration cannot disagree.
+ */
+export function loadScript(fileName: string): { lua: string; numberOfKeys: number } {
+  const match = /-(\d+)\.lua$/.exec(fileName);
+  if (match === null) throw new Error(`${fileName}: script names end in -<numberOfKeys>.lua`);
+  return { lua: inlineIncludes(readFileSync(join(LUA_DIRECTORY, fileName), 'utf8')), numberOfKeys: Number(match[1]) };
+}
+
+export function inlineIncludes(source: string): string {
+  return source.replace(/^--- @include "([\w-]+)"$/gm, (_line, name: string) =>
+    readFileSync(join(LUA_DIRECTORY, 'includes', `${name}.lua`), 'utf8'),
+  );
+}
+
+/** Registers the scripts; ioredis sends EVALSHA and falls back to EVAL after a restart flushed them. */
+export function defineRateLimitCommands(redis: Redis): void {
+  redis.defineCommand('switchyardAdmit', loadScript('admit-8.lua'));
+  redis.defineCommand('switchyardReconcile', loadScript('reconcile-4.lua'));
+  redis.defineCommand('switchyardRelease', loadScript('release-2.lua'));
+}
+
+/** `now` is undefined in production: the script then reads the server's clock. */
+export function encodeNow(now: number | undefined): string {
+  return now === undefined ? '' : String(now);
+}
+
+/** An absent limit travels as ''. */
+export function encodeLimit(value: number | undefined): string {
+  return value === undefined ? '' : String(value);
+}
+
+export function encodeLimits(limits: LimitSet): LimitTuple {
+  return [
+    encodeLimit(limits.rpm),
+    encodeLimit(limits.tpm),
+    encodeLimit(limits.concurrency),
+    encodeLimit(limits.dailyTokens),
+    encodeLimit(limits.monthlyTokens),
+  ];
+}
+
+export function scopeKeyTuple(keys: ScopeKeys): ScopeKeyTuple {
+  return [keys.requests, keys.tokens, keys.concurrency, keys.budget];
+}
+
+const LIMIT_CODES: Record<number, RefusedLimit> = { 1: 'requests', 2: 'tokens', 3: 'concurrency', 4: 'budget' };
+const SCOPE_CODES: Record<number, LimitScope> = { 1: 'tenant', 2: 'key' };
+
+/** Turns the script's flat integer reply back into the result decideAdmission would build. */
+export function decodeAdmitReply(reply: readonly number[]): Omit<AdmissionResult, 'degraded'> {
+  if (reply.length !== 11) throw new Error(`admit script replied with ${reply.length} fields, expected 11`);
+  const [allowed, limitCode, scopeCode, retryAfterMs, exceedsLimit, ...windows] = reply as [number, number, number, number, number, ...number[]];
+  const requests = decodeWindow(windows.slice(0, 3));
+  const tokens = decodeWindow(windows.slice(3, 6));
+  const windowFields = { ...(requests && { requests }), ...(tokens && { tokens }) };
+  if (allowed === 1) return { allowed: true, retryAfterMs: 0, ...windowFields };
+  const limit = LIMIT_CODES[limitCode];
+  const scope = SCOPE_CODES[scopeCode];
+  if (limit === undefined || scope === undefined) throw new Error(`admit script refused with unknown limit ${limitCode} or scope ${scopeCode}`);
+  return { allowed: false, limit, scope, retryAfterMs, ...(exceedsLimit === 1 && { exceedsLimit: true }), ...windowFields };
+}
+
+function decodeWindow([limit, remaining, resetMs]: number[]): WindowState | undefined {
+  if (limit === undefined || remaining === undefined || resetMs === undefined || limit === -1) return undefined;
+  return { limit, remaining, resetMs };
+}

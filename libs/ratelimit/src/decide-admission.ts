@@ -1,0 +1,141 @@
+import { admitToBudget, type BudgetPeriods, type BudgetUsage } from './budget-period.ts';
+import { CONCURRENCY_RETRY_AFTER_MS } from './constants.ts';
+import { admitToBucket, bucketWindow } from './gcra.ts';
+import type { AdmissionResult, LimitScope, LimitSet, RefusedLimit, WindowState } from './limiter.ts';
+
+/**
+ * The state of one scope as read at `now`, before this request. lua/admit-8.lua computes the
+ * same decision inside Redis; the equivalence test in redis-limiter.test.ts holds them together.
+ */
+export interface ScopeState {
+  /** Drained bucket levels (gcra.ts units); 0 when the limit is not set. */
+  requestsLevel: number;
+  tokensLevel: number;
+  /** Unexpired leases. */
+  slotsInUse: number;
+  /** This request id already holds a slot (an admit repeated with the same id). */
+  holdsSlot: boolean;
+  budget: BudgetUsage;
+}
+
+export interface ScopeInput {
+  scope: LimitScope;
+  limits: LimitSet;
+  state: ScopeState;
+}
+
+/** What to write for one scope when the request is admitted. */
+export interface ScopeCharge {
+  requestsLevel?: number;
+  tokensLevel?: number;
+  takeSlot: boolean;
+  budget?: BudgetUsage;
+}
+
+export interface AdmissionDecision {
+  result: Omit<AdmissionResult, 'degraded'>;
+  /** Present only when admitted: a refusal charges nothing anywhere. */
+  charges?: [ScopeCharge, ScopeCharge];
+}
+
+interface Refusal {
+  limit: RefusedLimit;
+  scope: LimitScope;
+  exceedsLimit: boolean;
+  retryAfterMs: number;
+}
+
+/**
+ * Checks every configured limit of the tenant and the key. The request needs all of them, so
+ * the refusal reported is the one it would wait longest for: a limit it can never fit first,
+ * then the longest wait, ties going to the earlier check (tenant before key; requests, tokens,
+ * concurrency, daily, monthly).
+ */
+export function decideAdmission(scopes: [ScopeInput, ScopeInput], cost: number, periods: BudgetPeriods): AdmissionDecision {
+  let refusal: Refusal | undefined;
+  const consider = (candidate: Refusal): void => {
+    if (
+      refusal === undefined ||
+      (candidate.exceedsLimit && !refusal.exceedsLimit) ||
+      (!candidate.exceedsLimit && !refusal.exceedsLimit && candidate.retryAfterMs > refusal.retryAfterMs)
+    ) {
+      refusal = candidate;
+    }
+  };
+
+  const charges: [ScopeCharge, ScopeCharge] = [{ takeSlot: false }, { takeSlot: false }];
+
+  scopes.forEach(({ scope, limits, state }, index) => {
+    const charge = charges[index] as ScopeCharge;
+    if (limits.rpm !== undefined) {
+      const decision = admitToBucket(state.requestsLevel, limits.rpm, 1);
+      if (!decision.allowed) consider(refused('requests', scope, decision));
+      charge.requestsLevel = decision.level;
+    }
+    if (limits.tpm !== undefined) {
+      const decision = admitToBucket(state.tokensLevel, limits.tpm, cost);
+      if (!decision.allowed) consider(refused('tokens', scope, decision));
+      charge.tokensLevel = decision.level;
+    }
+    if (limits.concurrency !== undefined) {
+      charge.takeSlot = true;
+      if (!state.holdsSlot && limits.concurrency === 0) {
+        consider({ limit: 'concurrency', scope, exceedsLimit: true, retryAfterMs: 0 });
+      } else if (!state.holdsSlot && state.slotsInUse >= limits.concurrency) {
+        consider({ limit: 'concurrency', scope, exceedsLimit: false, retryAfterMs: CONCURRENCY_RETRY_AFTER_MS });
+      }
+    }
+    if (limits.dailyTokens !== undefined || limits.monthlyTokens !== undefined) {
+      if (limits.dailyTokens !== undefined) {
+        const decision = admitToBudget(state.budget.dayUsed, limits.dailyTokens, cost, periods.msUntilNextDay);
+        if (!decision.allowed) consider(refused('budget', scope, decision));
+      }
+      if (limits.monthlyTokens !== undefined) {
+        const decision = admitToBudget(state.budget.monthUsed, limits.monthlyTokens, cost, periods.msUntilNextMonth);
+        if (!decision.allowed) consider(refused('budget', scope, decision));
+      }
+      charge.budget = { dayUsed: state.budget.dayUsed + cost, monthUsed: state.budget.monthUsed + cost };
+    }
+  });
+
+  // The headers describe the windows as they now are: charged if admitted, untouched if refused.
+  const admitted = refusal === undefined;
+  let requests: WindowState | undefined;
+  let tokens: WindowState | undefined;
+  scopes.forEach(({ limits, state }, index) => {
+    const charge = charges[index] as ScopeCharge;
+    if (limits.rpm !== undefined) {
+      requests = tighter(requests, bucketWindow(admitted ? (charge.requestsLevel ?? 0) : state.requestsLevel, limits.rpm));
+    }
+    if (limits.tpm !== undefined) {
+      tokens = tighter(tokens, bucketWindow(admitted ? (charge.tokensLevel ?? 0) : state.tokensLevel, limits.tpm));
+    }
+  });
+  const windows = { ...(requests && { requests }), ...(tokens && { tokens }) };
+
+  if (refusal !== undefined) {
+    return {
+      result: {
+        allowed: false,
+        limit: refusal.limit,
+        scope: refusal.scope,
+        retryAfterMs: refusal.retryAfterMs,
+        ...(refusal.exceedsLimit && { exceedsLimit: true }),
+        ...windows,
+      },
+    };
+  }
+  return { result: { allowed: true, retryAfterMs: 0, ...windows }, charges };
+}
+
+function refused(limit: RefusedLimit, scope: LimitScope, decision: { exceedsLimit: boolean; retryAfterMs: number }): Refusal {
+  return { limit, scope, exceedsLimit: decision.exceedsLimit, retryAfterMs: decision.retryAfterMs };
+}
+
+/** The window a client should heed: fewer units left, then the longer reset; the tenant on a tie. */
+function tighter(current: WindowState | undefined, candidate: WindowState): WindowState {
+  if (current === undefined) return candidate;
+  if (candidate.remaining < current.remaining) return candidate;
+  if (candidate.remaining === current.remaining && candidate.resetMs > current.resetMs) return candidate;
+  return current;
+}

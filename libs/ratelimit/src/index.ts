@@ -1,0 +1,13 @@
+export type {
+  AdmissionRequest,
+  AdmissionResult,
+  LimitScope,
+  LimitSet,
+  Limiter,
+  ReconcileRequest,
+  RefusedLimit,
+  ReleaseRequest,
+  WindowState,
+} from './limiter.ts';
+export { createMemoryLimiter, type MemoryLimiterOptions } from './memory-limiter.ts';
+export { createRedisLimiter, type RedisLimiterOptions, type StoreFailurePolicy } from './redis-limiter.ts';

@@ -1,0 +1,48 @@
+/**
+ * The one place rate-limit key names are built. The scheme:
+ *
+ *   sy:{t:<tenant>}:rpm                   hash {level, at}     requests bucket (GCRA, gcra.ts)
+ *   sy:{t:<tenant>}:tpm                   hash {level, at}     tokens bucket
+ *   sy:{t:<tenant>}:conc                  zset requestId → lease expiry (ms)
+ *   sy:{t:<tenant>}:budget                hash {day, dayUsed, month, monthUsed}
+ *   sy:{t:<tenant>}:k:<key>:rpm|tpm|conc|budget   the same four for each API key of the tenant
+ *
+ * - Every key of a tenant, its keys' included, carries the hash tag `{t:<tenant>}`, so they
+ *   share a Redis Cluster slot and one script can check and charge all of them atomically.
+ * - `<tenant>` and `<key>` are URI-encoded: an id containing `{`, `}` or `:` can neither move
+ *   the hash tag nor collide with another id's keys.
+ * - Budget counters carry the UTC day and month they count inside the hash rather than in the
+ *   key name: the period comes from the server's clock, known only inside the script, and a
+ *   script may only touch keys it was given (Cluster rule). A counter of an older period reads
+ *   as 0 and is overwritten.
+ * - Buckets expire once drained, concurrency sets one lease after their last admission, budget
+ *   hashes after their month (each plus EXPIRY_MARGIN_MS): an idle tenant leaves nothing behind.
+ * The memory limiter uses the same names for its maps.
+ */
+export interface ScopeKeys {
+  requests: string;
+  tokens: string;
+  concurrency: string;
+  budget: string;
+}
+
+export function tenantScopeKeys(tenantId: string): ScopeKeys {
+  return scopeKeys(`${tenantPrefix(tenantId)}:`);
+}
+
+export function keyScopeKeys(tenantId: string, keyId: string): ScopeKeys {
+  return scopeKeys(`${tenantPrefix(tenantId)}:k:${encodeURIComponent(keyId)}:`);
+}
+
+function tenantPrefix(tenantId: string): string {
+  return `sy:{t:${encodeURIComponent(tenantId)}}`;
+}
+
+function scopeKeys(prefix: string): ScopeKeys {
+  return {
+    requests: `${prefix}rpm`,
+    tokens: `${prefix}tpm`,
+    concurrency: `${prefix}conc`,
+    budget: `${prefix}budget`,
+  };
+}

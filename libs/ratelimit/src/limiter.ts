@@ -1,0 +1,85 @@
+/** Limits of one scope (a tenant, or one of its API keys). A missing limit is not enforced; 0 refuses everything. */
+export interface LimitSet {
+  /** Requests per minute. */
+  rpm?: number;
+  /** Tokens per minute (estimated at admission, corrected by `reconcile`). */
+  tpm?: number;
+  /** Requests in flight at once. */
+  concurrency?: number;
+  /** Tokens per UTC day. */
+  dailyTokens?: number;
+  /** Tokens per UTC calendar month. */
+  monthlyTokens?: number;
+}
+
+export interface AdmissionRequest {
+  tenantId: string;
+  keyId: string;
+  /** Unique per request: the concurrency slot is held under this id until `release`. */
+  requestId: string;
+  /** Both scopes are enforced; each limit is optional. */
+  tenantLimits: LimitSet;
+  keyLimits: LimitSet;
+  /** Reserved against TPM and budgets now, corrected by `reconcile` once real usage is known. */
+  estimatedTokens: number;
+}
+
+/** One rate window as the `x-ratelimit-*` headers describe it. */
+export interface WindowState {
+  limit: number;
+  /** Whole units that could be admitted right now. */
+  remaining: number;
+  /** Milliseconds until the window is back to its full limit. */
+  resetMs: number;
+}
+
+export type RefusedLimit = 'requests' | 'tokens' | 'concurrency' | 'budget';
+export type LimitScope = 'tenant' | 'key';
+
+export interface AdmissionResult {
+  allowed: boolean;
+  /** Which limit refused: the one whose wait is longest, since the request needs all of them. */
+  limit?: RefusedLimit;
+  scope?: LimitScope;
+  /**
+   * 0 when allowed. Otherwise the time until the refusing limits would admit this request if
+   * nothing else happened: exact for requests, tokens and budgets; for concurrency and for a
+   * store outage it is a fixed hint, because a slot frees only when some request ends.
+   */
+  retryAfterMs: number;
+  /**
+   * Set when the request alone is larger than the refusing limit (estimated tokens above the
+   * TPM or the budget, or a limit of 0): waiting never helps, so `retryAfterMs` is 0 and the
+   * answer should tell the client not to retry.
+   */
+  exceedsLimit?: boolean;
+  /** For the `x-ratelimit-*` headers: the tighter of the tenant and key windows. */
+  requests?: WindowState;
+  tokens?: WindowState;
+  /** Answered by the fallback because the store failed. */
+  degraded: boolean;
+}
+
+export interface ReleaseRequest {
+  tenantId: string;
+  keyId: string;
+  requestId: string;
+}
+
+export interface ReconcileRequest {
+  tenantId: string;
+  keyId: string;
+  tenantLimits: LimitSet;
+  keyLimits: LimitSet;
+  /** Actual minus estimated tokens; negative gives capacity back. */
+  deltaTokens: number;
+}
+
+export interface Limiter {
+  admit(request: AdmissionRequest): Promise<AdmissionResult>;
+  /** Frees the concurrency slot (client response ended or client went away). Idempotent. */
+  release(request: ReleaseRequest): Promise<void>;
+  /** Charges actual - estimated tokens to TPM and budgets once the answer's real usage is known (can be negative). */
+  reconcile(request: ReconcileRequest): Promise<void>;
+  close(): Promise<void>;
+}

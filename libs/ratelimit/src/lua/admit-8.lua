@@ -1,0 +1,151 @@
+--[[
+  Admits one request against every limit of its tenant and of its API key, atomically: either
+  every configured limit admits and all are charged, or nothing is charged anywhere.
+  Mirrors decideAdmission (decide-admission.ts); key layout in keys.ts.
+
+  KEYS[1] tenant requests bucket     KEYS[5] key requests bucket
+  KEYS[2] tenant tokens bucket       KEYS[6] key tokens bucket
+  KEYS[3] tenant concurrency set     KEYS[7] key concurrency set
+  KEYS[4] tenant budget counters     KEYS[8] key budget counters
+
+  ARGV[1]      now in ms: '' in production (redis TIME is used), a number only in tests
+  ARGV[2]      request id, the concurrency set member
+  ARGV[3]      cost in tokens (the estimate), charged to tokens per minute and budgets
+  ARGV[4]      concurrency lease in ms
+  ARGV[5..9]   tenant limits: rpm, tpm, concurrency, daily tokens, monthly tokens ('' = none)
+  ARGV[10..14] key limits, same order
+
+  Returns { allowed, refused limit, refused scope, retry after ms, exceeds limit,
+            requests limit, remaining, reset ms, tokens limit, remaining, reset ms }:
+  booleans as 1/0, limit codes 1 requests 2 tokens 3 concurrency 4 budget, scope codes
+  1 tenant 2 key, and -1 for anything absent (decoded by decodeAdmitReply in commands.ts).
+]]
+
+--- @include "constants"
+--- @include "now"
+--- @include "gcra"
+--- @include "budget"
+
+local REQUESTS, TOKENS, CONCURRENCY, BUDGET = 1, 2, 3, 4
+
+local now = now_ms(ARGV[1])
+local request_id = ARGV[2]
+local cost = tonumber(ARGV[3])
+local lease_ms = tonumber(ARGV[4])
+local periods = budget_periods(now)
+
+-- Longest wait wins; a limit the request can never fit beats any wait; ties keep the earlier check.
+local refusal = nil
+local function consider(limit_code, scope_code, exceeds_limit, retry_after_ms)
+  if refusal == nil
+    or (exceeds_limit and not refusal.exceeds_limit)
+    or (not exceeds_limit and not refusal.exceeds_limit and retry_after_ms > refusal.retry_after_ms) then
+    refusal = { limit = limit_code, scope = scope_code, exceeds_limit = exceeds_limit, retry_after_ms = retry_after_ms }
+  end
+end
+
+-- The tighter window: fewer units left, then the longer reset; the tenant's on a tie.
+local function tighter(current, limit, remaining, reset_ms)
+  if current == nil
+    or remaining < current.remaining
+    or (remaining == current.remaining and reset_ms > current.reset_ms) then
+    return { limit = limit, remaining = remaining, reset_ms = reset_ms }
+  end
+  return current
+end
+
+local scopes = {}
+
+for scope_code = 1, 2 do
+  local key_base = (scope_code - 1) * 4
+  local argv_base = 4 + (scope_code - 1) * 5
+  local scope = {
+    requests_key = KEYS[key_base + 1], tokens_key = KEYS[key_base + 2],
+    concurrency_key = KEYS[key_base + 3], budget_key = KEYS[key_base + 4],
+    rpm = optional_number(ARGV[argv_base + 1]), tpm = optional_number(ARGV[argv_base + 2]),
+    concurrency = optional_number(ARGV[argv_base + 3]),
+    daily = optional_number(ARGV[argv_base + 4]), monthly = optional_number(ARGV[argv_base + 5]),
+  }
+  scopes[scope_code] = scope
+
+  if scope.rpm then
+    scope.requests_before = drain_bucket(scope.requests_key, scope.rpm, now)
+    local allowed, exceeds_limit, level, retry_after_ms = admit_to_bucket(scope.requests_before, scope.rpm, 1)
+    if not allowed then consider(REQUESTS, scope_code, exceeds_limit, retry_after_ms) end
+    scope.requests_level = level
+  end
+
+  if scope.tpm then
+    scope.tokens_before = drain_bucket(scope.tokens_key, scope.tpm, now)
+    local allowed, exceeds_limit, level, retry_after_ms = admit_to_bucket(scope.tokens_before, scope.tpm, cost)
+    if not allowed then consider(TOKENS, scope_code, exceeds_limit, retry_after_ms) end
+    scope.tokens_level = level
+  end
+
+  if scope.concurrency then
+    -- Leases of crashed callers expire here; pruning is housekeeping, not a charge.
+    rcall('ZREMRANGEBYSCORE', scope.concurrency_key, '-inf', integer_string(now))
+    local holds_slot = rcall('ZSCORE', scope.concurrency_key, request_id)
+    if not holds_slot and scope.concurrency == 0 then
+      consider(CONCURRENCY, scope_code, true, 0)
+    elseif not holds_slot and rcall('ZCARD', scope.concurrency_key) >= scope.concurrency then
+      consider(CONCURRENCY, scope_code, false, CONCURRENCY_RETRY_AFTER_MS)
+    end
+  end
+
+  if scope.daily or scope.monthly then
+    local day_used, month_used = read_budget(scope.budget_key, periods)
+    if scope.daily then
+      local allowed, exceeds_limit, retry_after_ms = admit_to_budget(day_used, scope.daily, cost, periods.ms_until_next_day)
+      if not allowed then consider(BUDGET, scope_code, exceeds_limit, retry_after_ms) end
+    end
+    if scope.monthly then
+      local allowed, exceeds_limit, retry_after_ms = admit_to_budget(month_used, scope.monthly, cost, periods.ms_until_next_month)
+      if not allowed then consider(BUDGET, scope_code, exceeds_limit, retry_after_ms) end
+    end
+    scope.day_used, scope.month_used = day_used + cost, month_used + cost
+  end
+end
+
+if refusal == nil then
+  for _, scope in ipairs(scopes) do
+    if scope.rpm then save_bucket(scope.requests_key, scope.requests_level, scope.rpm, now) end
+    if scope.tpm then save_bucket(scope.tokens_key, scope.tokens_level, scope.tpm, now) end
+    if scope.concurrency then
+      rcall('ZADD', scope.concurrency_key, integer_string(now + lease_ms), request_id)
+      rcall('PEXPIRE', scope.concurrency_key, integer_string(lease_ms))
+    end
+    if scope.day_used then save_budget(scope.budget_key, periods, scope.day_used, scope.month_used) end
+  end
+end
+
+-- The headers describe the windows as they now are: charged if admitted, untouched if refused.
+local requests_window, tokens_window = nil, nil
+for _, scope in ipairs(scopes) do
+  if scope.rpm then
+    local level = scope.requests_before
+    if refusal == nil then level = scope.requests_level end
+    requests_window = tighter(requests_window, scope.rpm, bucket_window(level, scope.rpm))
+  end
+  if scope.tpm then
+    local level = scope.tokens_before
+    if refusal == nil then level = scope.tokens_level end
+    tokens_window = tighter(tokens_window, scope.tpm, bucket_window(level, scope.tpm))
+  end
+end
+
+local function window_fields(window)
+  if window == nil then return -1, -1, -1 end
+  return window.limit, window.remaining, window.reset_ms
+end
+
+local requests_limit, requests_remaining, requests_reset = window_fields(requests_window)
+local tokens_limit, tokens_remaining, tokens_reset = window_fields(tokens_window)
+
+if refusal == nil then
+  return { 1, -1, -1, 0, 0, requests_limit, requests_remaining, requests_reset, tokens_limit, tokens_remaining, tokens_reset }
+end
+local exceeds_limit = 0
+if refusal.exceeds_limit then exceeds_limit = 1 end
+return { 0, refusal.limit, refusal.scope, refusal.retry_after_ms, exceeds_limit,
+  requests_limit, requests_remaining, requests_reset, tokens_limit, tokens_remaining, tokens_reset }

@@ -1,0 +1,239 @@
+import { Redis } from 'ioredis';
+import { decodeAdmitReply, defineRateLimitCommands, encodeLimit, encodeLimits, encodeNow, scopeKeyTuple } from './commands.ts';
+import { DEFAULT_LEASE_MS, STORE_RETRY_AFTER_MS } from './constants.ts';
+import { keyScopeKeys, tenantScopeKeys } from './keys.ts';
+import type { AdmissionRequest, AdmissionResult, Limiter, LimitScope, LimitSet, ReconcileRequest, RefusedLimit, ReleaseRequest } from './limiter.ts';
+import { createMemoryLimiter } from './memory-limiter.ts';
+import { assertLimitSet, hasBudget, tokenCost, tokenDelta } from './validate-request.ts';
+
+export interface StoreFailurePolicy {
+  /** RPM, TPM and concurrency: `open` answers from a per-process memory limiter, `closed` refuses. */
+  rates: 'open' | 'closed';
+  /** Daily and monthly budgets: `open` skips them, `closed` refuses requests that have one. */
+  budgets: 'open' | 'closed';
+}
+
+export interface RedisLimiterOptions {
+  url: string;
+  /** Defaults to rates open (availability first), budgets closed (money first). */
+  onStoreFailure?: Partial<StoreFailurePolicy>;
+  /** Bound on every Redis call; past it the fallback answers. Default 250 ms. */
+  timeoutMs?: number;
+  /** Called on each transition between normal and degraded operation, for metrics and logs. */
+  onDegraded?: (degraded: boolean, error?: unknown) => void;
+  /** How long a concurrency slot is held without a release. Default 10 minutes. */
+  concurrencyLeaseMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 250;
+
+/**
+ * Releases that failed are retried once Redis answers again, so an outage does not leave
+ * tenants short of concurrency slots until the leases expire. Beyond this many, the leases
+ * are left to expire.
+ */
+const MAX_PENDING_RELEASES = 10_000;
+
+/**
+ * Admission against Redis: one script call checks and charges every limit of the tenant and
+ * the key (lua/admit-8.lua), with time from the server's clock so replicas agree. When Redis
+ * fails or is slow, the store-failure policy answers instead, flagged `degraded`.
+ */
+export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
+  return buildRedisLimiter(options, undefined);
+}
+
+/**
+ * For tests only, and deliberately not exported from the package: feeds fake time to the
+ * scripts through their `now` argument, so their answers can be compared with the memory
+ * limiter's for the same history.
+ */
+export function createRedisLimiterWithClock(options: RedisLimiterOptions, now: () => number): Limiter {
+  return buildRedisLimiter(options, now);
+}
+
+function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) | undefined): Limiter {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const policy: StoreFailurePolicy = { rates: 'open', budgets: 'closed', ...options.onStoreFailure };
+  const leaseMs = options.concurrencyLeaseMs ?? DEFAULT_LEASE_MS;
+  const fallback = createMemoryLimiter({ concurrencyLeaseMs: leaseMs, ...(clock && { now: clock }) });
+  const pendingReleases = new Map<string, ReleaseRequest>();
+  let degraded = false;
+  /** After a failure, calls skip Redis until then: a black-holed server costs one timeout per probe, not one per request. */
+  let skipStoreUntil = 0;
+
+  const redis = new Redis(options.url, {
+    commandTimeout: timeoutMs,
+    connectTimeout: Math.max(1_000, timeoutMs * 4),
+    // Fail at once while disconnected instead of queueing: a queued admit would run after its
+    // caller was already answered by the fallback, charging a request twice.
+    enableOfflineQueue: false,
+    // For the same reason, commands in flight when the connection drops fail instead of being resent.
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    // Keep reconnecting, quickly, for as long as it takes: recovery is automatic.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+  });
+  defineRateLimitCommands(redis);
+  const firstReady = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+
+  const setDegraded = (value: boolean, error?: unknown): void => {
+    if (degraded === value) return;
+    degraded = value;
+    options.onDegraded?.(value, error);
+    if (!value) void replayReleases();
+  };
+  const storeFailed = (error: unknown): void => {
+    skipStoreUntil = Date.now() + Math.max(1_000, timeoutMs * 4);
+    setDegraded(true, error);
+  };
+  redis.on('error', (error: unknown) => setDegraded(true, error));
+  redis.on('ready', () => {
+    skipStoreUntil = 0;
+    setDegraded(false);
+  });
+
+  /** Runs a call against Redis, or returns `failed` when the store must not or could not answer. */
+  async function callStore<T>(call: () => Promise<T>): Promise<{ value: T } | 'failed'> {
+    if (Date.now() < skipStoreUntil) return 'failed';
+    // Right after start the connection is still being made; without an offline queue a call
+    // would fail, so the first calls wait for it, within the same bound.
+    if (redis.status !== 'ready') await waitAtMost(firstReady, timeoutMs);
+    try {
+      const value = await call();
+      setDegraded(false);
+      return { value };
+    } catch (error) {
+      storeFailed(error);
+      return 'failed';
+    }
+  }
+
+  async function replayReleases(): Promise<void> {
+    for (const [requestId, request] of pendingReleases) {
+      const outcome = await callStore(() => sendRelease(request));
+      if (outcome === 'failed') return;
+      pendingReleases.delete(requestId);
+    }
+  }
+
+  function sendRelease(request: ReleaseRequest): Promise<number> {
+    return redis.switchyardRelease(
+      tenantScopeKeys(request.tenantId).concurrency,
+      keyScopeKeys(request.tenantId, request.keyId).concurrency,
+      request.requestId,
+    );
+  }
+
+  async function answerWithoutStore(request: AdmissionRequest): Promise<AdmissionResult> {
+    if (policy.budgets === 'closed') {
+      if (hasBudget(request.tenantLimits)) return refusedByOutage('budget', 'tenant');
+      if (hasBudget(request.keyLimits)) return refusedByOutage('budget', 'key');
+    }
+    if (policy.rates === 'closed') {
+      const refused = firstRateLimit(request.tenantLimits, 'tenant') ?? firstRateLimit(request.keyLimits, 'key');
+      if (refused !== undefined) return refusedByOutage(refused.limit, refused.scope);
+    }
+    // Past this point budgets are open (or absent): the process cannot know what was spent, so it skips them.
+    const result = await fallback.admit({
+      ...request,
+      tenantLimits: withoutBudgets(request.tenantLimits),
+      keyLimits: withoutBudgets(request.keyLimits),
+    });
+    return { ...result, degraded: true };
+  }
+
+  return {
+    async admit(request: AdmissionRequest): Promise<AdmissionResult> {
+      assertLimitSet(request.tenantLimits, 'tenant');
+      assertLimitSet(request.keyLimits, 'key');
+      const cost = tokenCost(request.estimatedTokens);
+      if (!hasAnyLimit(request.tenantLimits) && !hasAnyLimit(request.keyLimits)) {
+        return { allowed: true, retryAfterMs: 0, degraded: false };
+      }
+      const outcome = await callStore(() =>
+        redis.switchyardAdmit(
+          ...scopeKeyTuple(tenantScopeKeys(request.tenantId)),
+          ...scopeKeyTuple(keyScopeKeys(request.tenantId, request.keyId)),
+          encodeNow(clock?.()),
+          request.requestId,
+          String(cost),
+          String(leaseMs),
+          ...encodeLimits(request.tenantLimits),
+          ...encodeLimits(request.keyLimits),
+        ),
+      );
+      if (outcome === 'failed') return answerWithoutStore(request);
+      return { ...decodeAdmitReply(outcome.value), degraded: false };
+    },
+
+    async release(request: ReleaseRequest): Promise<void> {
+      await fallback.release(request);
+      const outcome = await callStore(() => sendRelease(request));
+      if (outcome === 'failed' && pendingReleases.size < MAX_PENDING_RELEASES) pendingReleases.set(request.requestId, request);
+    },
+
+    async reconcile(request: ReconcileRequest): Promise<void> {
+      assertLimitSet(request.tenantLimits, 'tenant');
+      assertLimitSet(request.keyLimits, 'key');
+      const delta = tokenDelta(request.deltaTokens);
+      if (delta === 0) return;
+      const tenantKeys = tenantScopeKeys(request.tenantId);
+      const keyKeys = keyScopeKeys(request.tenantId, request.keyId);
+      const outcome = await callStore(() =>
+        redis.switchyardReconcile(
+          tenantKeys.tokens,
+          tenantKeys.budget,
+          keyKeys.tokens,
+          keyKeys.budget,
+          encodeNow(clock?.()),
+          String(delta),
+          encodeLimit(request.tenantLimits.tpm),
+          hasBudget(request.tenantLimits) ? '1' : '0',
+          encodeLimit(request.keyLimits.tpm),
+          hasBudget(request.keyLimits) ? '1' : '0',
+        ),
+      );
+      // Lost for Redis (the caller has nothing better to do with it); the fallback's token
+      // windows still learn the real usage of the requests it is admitting meanwhile.
+      if (outcome === 'failed') {
+        await fallback.reconcile({ ...request, tenantLimits: withoutBudgets(request.tenantLimits), keyLimits: withoutBudgets(request.keyLimits) });
+      }
+    },
+
+    async close(): Promise<void> {
+      await fallback.close();
+      try {
+        await redis.quit();
+      } catch {
+        // Already unreachable: nothing left to say goodbye to.
+        redis.disconnect();
+      }
+    },
+  };
+}
+
+function refusedByOutage(limit: RefusedLimit, scope: LimitScope): AdmissionResult {
+  return { allowed: false, limit, scope, retryAfterMs: STORE_RETRY_AFTER_MS, degraded: true };
+}
+
+function firstRateLimit(limits: LimitSet, scope: LimitScope): { limit: RefusedLimit; scope: LimitScope } | undefined {
+  if (limits.rpm !== undefined) return { limit: 'requests', scope };
+  if (limits.tpm !== undefined) return { limit: 'tokens', scope };
+  if (limits.concurrency !== undefined) return { limit: 'concurrency', scope };
+  return undefined;
+}
+
+function withoutBudgets({ rpm, tpm, concurrency }: LimitSet): LimitSet {
+  return { ...(rpm !== undefined && { rpm }), ...(tpm !== undefined && { tpm }), ...(concurrency !== undefined && { concurrency }) };
+}
+
+function hasAnyLimit(limits: LimitSet): boolean {
+  return firstRateLimit(limits, 'tenant') !== undefined || hasBudget(limits);
+}
+
+async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
