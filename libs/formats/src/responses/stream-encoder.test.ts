@@ -298,21 +298,34 @@ function toParts(operations: Operation[], unified: 'stop' | 'length'): StreamPar
   const open: number[] = [];
   let nextIndex = 0;
   for (const op of operations) {
-    if (op.kind === 'text') parts.push({ type: 'text-delta', text: op.text });
-    else if (op.kind === 'refusal') parts.push({ type: 'refusal-delta', text: op.text });
-    else if (op.kind === 'reasoning') parts.push({ type: 'reasoning-delta', text: op.text });
-    else if (op.kind === 'reasoning-end') parts.push({ type: 'reasoning-end' });
-    else if (op.kind === 'call-start') {
-      open.push(nextIndex);
-      parts.push({ type: 'tool-call-start', index: nextIndex, id: `call_${nextIndex}`, name: 'f' });
-      nextIndex += 1;
-    } else if (open.length > 0) {
-      const position = op.pick % open.length;
-      const index = open[position] ?? 0;
-      if (op.kind === 'call-delta') parts.push({ type: 'tool-call-delta', index, argumentsDelta: '{}' });
-      else {
-        open.splice(position, 1);
-        parts.push({ type: 'tool-call-end', index });
+    switch (op.kind) {
+      case 'text':
+        parts.push({ type: 'text-delta', text: op.text });
+        break;
+      case 'refusal':
+        parts.push({ type: 'refusal-delta', text: op.text });
+        break;
+      case 'reasoning':
+        parts.push({ type: 'reasoning-delta', text: op.text });
+        break;
+      case 'reasoning-end':
+        parts.push({ type: 'reasoning-end' });
+        break;
+      case 'call-start':
+        open.push(nextIndex);
+        parts.push({ type: 'tool-call-start', index: nextIndex, id: `call_${nextIndex}`, name: 'f' });
+        nextIndex += 1;
+        break;
+      case 'call-delta':
+      case 'call-end': {
+        if (open.length === 0) break;
+        const position = op.pick % open.length;
+        const index = open[position] ?? 0;
+        if (op.kind === 'call-delta') parts.push({ type: 'tool-call-delta', index, argumentsDelta: '{}' });
+        else {
+          open.splice(position, 1);
+          parts.push({ type: 'tool-call-end', index });
+        }
       }
     }
   }
