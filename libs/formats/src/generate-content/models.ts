@@ -26,9 +26,9 @@ function readPageSize(value: string | undefined): number {
 
 function readPageToken(token: string | undefined): number {
   if (token === undefined || token === '') return 0;
-  const offset = Number(Buffer.from(token, 'base64url').toString());
-  if (!Number.isInteger(offset) || offset < 0) throw new GatewayError('invalid_request', 'pageToken is not a token this server issued.', { param: 'pageToken' });
-  return offset;
+  const decoded = Buffer.from(token, 'base64url').toString();
+  if (!/^\d+$/.test(decoded)) throw new GatewayError('invalid_request', 'pageToken is not a token this server issued.', { param: 'pageToken' });
+  return Number(decoded);
 }
 
 /**
