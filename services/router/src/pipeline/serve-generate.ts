@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { CanonicalUsage } from '@switchyard/canonical';
+import { GatewayError, type CanonicalUsage } from '@switchyard/canonical';
 import type { Dispatcher } from 'undici';
 import { callUpstream, readErrorBody, type UpstreamTimeouts } from './call-upstream.ts';
 import type { Exchange, ExchangeOutcome } from './exchange.ts';
@@ -109,8 +109,7 @@ async function relayUpstreamError(
   headers: Record<string, string>,
 ): Promise<ExchangeOutcome> {
   const body = await readErrorBody(upstream);
-  const error = exchange.upstreamFormat.errors.fromUpstream(upstream.statusCode, body);
-  if (!exchange.sameFormat) throw error;
+  if (!exchange.sameFormat) throw upstreamError(exchange, upstream, body);
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   const retryAfter = upstream.headers['retry-after'];
   response.writeHead(upstream.statusCode, {
@@ -121,6 +120,21 @@ async function relayUpstreamError(
   });
   response.end(text);
   return { status: upstream.statusCode, usage: { inputTokens: 0, outputTokens: 0 } };
+}
+
+/** The upstream's error as a GatewayError, keeping its retry-after for the client. */
+function upstreamError(exchange: Exchange, upstream: Dispatcher.ResponseData, body: unknown): GatewayError {
+  const error = exchange.upstreamFormat.errors.fromUpstream(upstream.statusCode, body);
+  const retryAfter = Number(upstream.headers['retry-after']);
+  if (!Number.isFinite(retryAfter) || retryAfter <= 0 || error.retryAfterSeconds !== undefined) return error;
+  return new GatewayError(error.kind, error.message, {
+    status: error.status,
+    retryAfterSeconds: retryAfter,
+    ...(error.param === undefined ? {} : { param: error.param }),
+    ...(error.code === undefined ? {} : { code: error.code }),
+    ...(error.upstreamType === undefined ? {} : { upstreamType: error.upstreamType }),
+    cause: error,
+  });
 }
 
 function estimateUsage(exchange: Exchange, outputText: string): CanonicalUsage {
