@@ -11,22 +11,27 @@ import {
 import { mapToolCallId, parseToolArguments, stringifyToolArguments } from '../shared/index.ts';
 import type { ContentBlock, DocumentBlock, ImageBlock, ToolResultContentBlock } from './schema.ts';
 
-type MessagesSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'url'; url: string }
-  | { type: 'text'; media_type: 'text/plain'; data: string };
+const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
+type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+
+type UrlSource = { type: 'url'; url: string };
+type MessagesTextBlock = { type: 'text'; text: string };
+type MessagesImageBlock = { type: 'image'; source: { type: 'base64'; media_type: ImageMediaType; data: string } | UrlSource };
+type MessagesDocumentBlock = {
+  type: 'document';
+  source: { type: 'base64'; media_type: 'application/pdf'; data: string } | { type: 'text'; media_type: 'text/plain'; data: string } | UrlSource;
+  title?: string;
+};
+/** What a tool_result may hold among the blocks Switchyard writes. */
+type MessagesMediaBlock = MessagesTextBlock | MessagesImageBlock | MessagesDocumentBlock;
 
 /** The blocks the encoder writes (protocols.md §5.2); a subset of what the API accepts. */
 export type MessagesContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; source: MessagesSource }
-  | { type: 'document'; source: MessagesSource; title?: string }
+  | MessagesMediaBlock
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; tool_use_id: string; content?: string | MessagesContentBlock[]; is_error?: boolean }
+  | { type: 'tool_result'; tool_use_id: string; content?: string | MessagesMediaBlock[]; is_error?: boolean }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string };
-
-type ToolResultContent = ToolResultPart['content'];
 
 // ── messages → canonical ────────────────────────────────────────────────────────────────
 
@@ -69,7 +74,7 @@ function convertDocumentBlock(block: DocumentBlock): FilePart {
 }
 
 /** Blocks the canonical model has no place for (server-tool history, citations sources, future kinds) are dropped. */
-export function convertToolResultContentToCanonical(content: string | ToolResultContentBlock[] | undefined): ToolResultContent {
+export function convertToolResultContentToCanonical(content: string | ToolResultContentBlock[] | undefined): ToolResultPart['content'] {
   if (content === undefined) return '';
   if (typeof content === 'string') return content;
   const parts: Array<TextPart | ImagePart | FilePart> = [];
@@ -114,61 +119,69 @@ function rejectFileId(param: string): never {
   });
 }
 
-function encodeImageSource(source: MediaSource, param: string): MessagesSource {
-  switch (source.kind) {
-    case 'base64':
-      return { type: 'base64', media_type: source.mediaType, data: source.data };
-    case 'url':
-      return { type: 'url', url: source.url };
-    case 'file-id':
-      return rejectFileId(param);
+function isImageMediaType(mediaType: string): mediaType is ImageMediaType {
+  return (IMAGE_MEDIA_TYPES as readonly string[]).includes(mediaType);
+}
+
+/** messages takes four image types; the upstream would refuse others with a less helpful 400. */
+function encodeImage(source: MediaSource, param: string): MessagesImageBlock {
+  if (source.kind === 'url') return { type: 'image', source: { type: 'url', url: source.url } };
+  if (source.kind === 'file-id') return rejectFileId(param);
+  // `image/jpg` is a common mislabel of JPEG.
+  const mediaType = source.mediaType === 'image/jpg' ? 'image/jpeg' : source.mediaType;
+  if (!isImageMediaType(mediaType)) {
+    throw new GatewayError('invalid_request', `This model accepts JPEG, PNG, GIF or WebP images, not ${source.mediaType}.`, { param });
   }
+  return { type: 'image', source: { type: 'base64', media_type: mediaType, data: source.data } };
+}
+
+function documentSource(source: MediaSource, param: string): MessagesDocumentBlock['source'] {
+  if (source.kind === 'url') return { type: 'url', url: source.url };
+  if (source.kind === 'file-id') return rejectFileId(param);
+  if (source.mediaType === 'application/pdf') return { type: 'base64', media_type: 'application/pdf', data: source.data };
+  if (source.mediaType.startsWith('text/')) {
+    return { type: 'text', media_type: 'text/plain', data: Buffer.from(source.data, 'base64').toString('utf8') };
+  }
+  throw new GatewayError('invalid_request', `This model accepts PDF or plain-text documents, not ${source.mediaType}.`, { param });
 }
 
 /** messages documents are PDFs (bytes or URL) or plain text; images sent as files become image blocks. */
-function encodeFilePart(part: FilePart, param: string): MessagesContentBlock {
-  const { source } = part;
-  let documentSource: MessagesSource;
-  if (source.kind === 'file-id') return rejectFileId(param);
-  if (source.kind === 'url') {
-    documentSource = { type: 'url', url: source.url };
-  } else if (source.mediaType.startsWith('image/')) {
-    return { type: 'image', source: encodeImageSource(source, param) };
-  } else if (source.mediaType.startsWith('text/')) {
-    documentSource = { type: 'text', media_type: 'text/plain', data: Buffer.from(source.data, 'base64').toString('utf8') };
-  } else if (source.mediaType === 'application/pdf') {
-    documentSource = { type: 'base64', media_type: source.mediaType, data: source.data };
-  } else {
-    throw new GatewayError('invalid_request', `This model accepts PDF or plain-text documents, not ${source.mediaType}.`, {
-      param,
-    });
-  }
+function encodeFile(part: FilePart, param: string): MessagesImageBlock | MessagesDocumentBlock {
+  if (part.source.kind === 'base64' && part.source.mediaType.startsWith('image/')) return encodeImage(part.source, param);
+  const block: MessagesDocumentBlock = { type: 'document', source: documentSource(part.source, param) };
   const title = part.title ?? part.filename;
-  return title === undefined ? { type: 'document', source: documentSource } : { type: 'document', source: documentSource, title };
+  if (title !== undefined) block.title = title;
+  return block;
 }
 
 /** messages rejects empty and whitespace-only text blocks (protocols.md §12.4). */
-function isBlank(text: string): boolean {
-  return text.trim() === '';
+function encodeText(text: string): MessagesTextBlock | undefined {
+  return text.trim() === '' ? undefined : { type: 'text', text };
 }
 
-function encodeToolResultContent(content: ToolResultContent, param: string): string | MessagesContentBlock[] | undefined {
-  if (typeof content === 'string') return content === '' ? undefined : content;
-  const blocks: MessagesContentBlock[] = [];
-  for (const [index, part] of content.entries()) {
-    const block = encodeContentPart(part, `${param}.content[${index}]`);
-    if (block !== undefined) blocks.push(block);
+function encodeMedia(part: TextPart | ImagePart | FilePart, param: string): MessagesMediaBlock | undefined {
+  switch (part.type) {
+    case 'text':
+      return encodeText(part.text);
+    case 'image':
+      return encodeImage(part.source, param);
+    case 'file':
+      return encodeFile(part, param);
   }
-  return blocks.length === 0 ? undefined : blocks;
 }
 
 function encodeToolResult(part: ToolResultPart, param: string): MessagesContentBlock {
-  const block: Extract<MessagesContentBlock, { type: 'tool_result' }> = {
-    type: 'tool_result',
-    tool_use_id: mapToolCallId(part.callId),
-  };
-  const content = encodeToolResultContent(part.content, param);
-  if (content !== undefined) block.content = content;
+  const block: Extract<MessagesContentBlock, { type: 'tool_result' }> = { type: 'tool_result', tool_use_id: mapToolCallId(part.callId) };
+  if (typeof part.content === 'string') {
+    if (part.content !== '') block.content = part.content;
+  } else {
+    const blocks: MessagesMediaBlock[] = [];
+    for (const [index, media] of part.content.entries()) {
+      const encoded = encodeMedia(media, `${param}.content[${index}]`);
+      if (encoded !== undefined) blocks.push(encoded);
+    }
+    if (blocks.length > 0) block.content = blocks;
+  }
   if (part.isError === true) block.is_error = true;
   return block;
 }
@@ -192,12 +205,11 @@ export function encodeReasoningPart(part: ReasoningPart): MessagesContentBlock |
 export function encodeContentPart(part: ContentPart, param: string): MessagesContentBlock | undefined {
   switch (part.type) {
     case 'text':
-    case 'refusal':
-      return isBlank(part.text) ? undefined : { type: 'text', text: part.text };
     case 'image':
-      return { type: 'image', source: encodeImageSource(part.source, param) };
     case 'file':
-      return encodeFilePart(part, param);
+      return encodeMedia(part, param);
+    case 'refusal':
+      return encodeText(part.text);
     case 'audio':
       throw new GatewayError('invalid_request', 'This model does not accept audio input.', { param });
     case 'reasoning':

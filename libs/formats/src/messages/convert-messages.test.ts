@@ -123,7 +123,7 @@ describe('convertMessagesFromCanonical', () => {
     });
   });
 
-  it('should send images by source and files as documents', () => {
+  it('should send images by source and files as documents, normalising image/jpg', () => {
     const content = encode([
       {
         role: 'user',
@@ -132,7 +132,7 @@ describe('convertMessagesFromCanonical', () => {
           { type: 'image', source: { kind: 'url', url: 'https://example.test/a.png' } },
           { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBE' }, filename: 'spec.pdf' },
           { type: 'file', source: { kind: 'base64', mediaType: 'text/markdown', data: Buffer.from('# Title').toString('base64') } },
-          { type: 'file', source: { kind: 'base64', mediaType: 'image/jpeg', data: '/9j/' } },
+          { type: 'file', source: { kind: 'base64', mediaType: 'image/jpg', data: '/9j/' } },
           { type: 'file', source: { kind: 'url', url: 'https://example.test/a.pdf' }, title: 'A' },
         ],
       },
@@ -147,10 +147,11 @@ describe('convertMessagesFromCanonical', () => {
     ]);
   });
 
-  it('should answer 400 for what messages cannot carry: audio, file ids, other documents, invalid arguments', () => {
+  it('should answer 400 for what messages cannot carry: audio, file ids, other image and document types, invalid arguments', () => {
     const cases: Array<[CanonicalMessage, string]> = [
       [{ role: 'user', content: [text('x'), { type: 'audio', data: 'UklG', mediaType: 'audio/wav' }] }, 'messages[0].content[1]'],
       [{ role: 'user', content: [{ type: 'image', source: { kind: 'file-id', fileId: 'file-abc' } }] }, 'messages[0].content[0]'],
+      [{ role: 'user', content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/bmp', data: 'Qk0' } }] }, 'messages[0].content[0]'],
       [{ role: 'user', content: [{ type: 'file', source: { kind: 'base64', mediaType: 'application/zip', data: 'UEsD' } }] }, 'messages[0].content[0]'],
       [{ role: 'assistant', content: [{ type: 'tool-call', id: 'c1', name: 'f', arguments: '{"city":' }] }, 'messages[0].content[0]'],
     ];
