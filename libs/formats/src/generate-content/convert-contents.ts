@@ -24,6 +24,10 @@ export function convertContentsToCanonical(systemInstruction: Content | null | u
   let unansweredCalls: Array<{ id: string; name: string }> = [];
   contents.forEach((content, turn) => {
     const parts = content.parts ?? [];
+    // `function` is the legacy role of function-response turns and reads as `user`.
+    if (content.role != null && !['user', 'model', 'function'].includes(content.role)) {
+      throw new GatewayError('invalid_request', `Invalid role '${content.role}': use user or model.`, { param: `contents[${turn}].role` });
+    }
     if (content.role === 'model') {
       const converted = parts.map((part, index) => convertRequestPart(part, `contents[${turn}].parts[${index}]`));
       unansweredCalls = converted.flatMap((part) => (part.type === 'tool-call' ? [{ id: part.id, name: part.name }] : []));
@@ -59,6 +63,9 @@ function convertRequestPart(part: Part, param: string): ContentPart {
 function unsupportedPart(param: string, reason: string): GatewayError {
   return new GatewayError('invalid_request', `Unsupported part at '${param}': ${reason}.`, { param });
 }
+
+/** Gemini rejects empty text, so the added opening turn needs some text; a lone period says nothing. */
+const OPENING_PLACEHOLDER = '.';
 
 export interface GeminiContent {
   role: 'user' | 'model';
@@ -103,6 +110,10 @@ export function convertMessagesToGemini(
       const partParam = `${param}.content[${partIndex}]`;
       if (part.type === 'tool-result') responses.push(convertToolResultToGemini(part, resultName(part, callNames, partParam), partParam));
       else {
+        // Gemini sizes images by its own mediaResolution setting; a per-image detail has nowhere to go.
+        if (part.type === 'image' && part.detail !== undefined && part.detail !== 'auto') {
+          warnOnce(warnings, 'generate-content has no per-image detail; detail was dropped.');
+        }
         const converted = convertPartToGemini(part, partParam);
         if (converted !== undefined) parts.push(converted);
       }
@@ -122,9 +133,6 @@ export function convertMessagesToGemini(
   const instruction = system.filter((text) => text !== '').join('\n\n');
   return instruction === '' ? { contents } : { systemInstruction: { parts: [{ text: instruction }] }, contents };
 }
-
-/** Gemini rejects empty text, so the added opening turn needs some text; a lone period says nothing. */
-const OPENING_PLACEHOLDER = '.';
 
 function appendTurn(turns: Turn[], turn: Turn): void {
   if (turn.parts.length === 0) return;

@@ -26,7 +26,7 @@ export function convertFunctionResponseToCanonical(functionResponse: FunctionRes
     if (part.fileData != null) return [mediaToCanonical(fileDataSource(part.fileData.fileUri, part.fileData.mimeType))];
     return [];
   });
-  const content: ToolResultPart['content'] = media.length === 0 ? text : [{ type: 'text', text }, ...media];
+  const content: ToolResultPart['content'] = media.length === 0 ? text : [...(text === '' ? [] : [{ type: 'text' as const, text }]), ...media];
   return { type: 'tool-result', callId, name: functionResponse.name, content, ...(isError && { isError }) };
 }
 

@@ -168,6 +168,61 @@ describe('requestToCanonical', () => {
     ]);
   });
 
+  it('should read legacy function turns, multimodal function responses and code execution parts', () => {
+    const request = requestToCanonical(
+      {
+        contents: [
+          {
+            role: 'model',
+            parts: [
+              { executableCode: { language: 'PYTHON', code: 'print(1)' } },
+              { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } },
+              { functionCall: { id: 'c1', name: 'snapshot', args: {} } },
+            ],
+          },
+          {
+            role: 'function',
+            parts: [
+              {
+                functionResponse: {
+                  id: 'c1',
+                  name: 'snapshot',
+                  response: { output: 'see image' },
+                  parts: [{ inlineData: { mimeType: 'image/png', data: 'iVBO' } }],
+                },
+              },
+            ],
+          },
+        ],
+      },
+      context,
+    );
+    expect(request.messages).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: '```python\nprint(1)\n```' },
+          { type: 'text', text: '1' },
+          { type: 'tool-call', id: 'c1', name: 'snapshot', arguments: '{}' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            callId: 'c1',
+            name: 'snapshot',
+            content: [
+              { type: 'text', text: 'see image' },
+              { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBO' } },
+            ],
+          },
+        ],
+      },
+    ]);
+  });
+
   it('should map function declarations to JSON Schema tools and hosted tools to extensions', () => {
     const request = requestToCanonical(
       {
@@ -423,6 +478,51 @@ describe('requestFromCanonical', () => {
         ],
       },
     ]);
+  });
+
+  it('should send media in tool results as multimodal function response parts and warn about image detail', () => {
+    const { body, warnings } = requestFromCanonical(
+      canonical({
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' }, detail: 'low' }],
+          },
+          { role: 'assistant', content: [{ type: 'tool-call', id: 'c1', name: 'snapshot', arguments: '{}' }] },
+          {
+            role: 'tool',
+            content: [
+              {
+                type: 'tool-result',
+                callId: 'c1',
+                content: [
+                  { type: 'text', text: 'see image' },
+                  { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBO' } },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(body.contents).toEqual([
+      { role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] },
+      { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'snapshot', args: {} } }] },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: 'c1',
+              name: 'snapshot',
+              response: { output: 'see image' },
+              parts: [{ inlineData: { mimeType: 'image/png', data: 'iVBO' } }],
+            },
+          },
+        ],
+      },
+    ]);
+    expect(warnings).toEqual(['generate-content has no per-image detail; detail was dropped.']);
   });
 
   it('should send image URLs as fileData when the media type is known and refuse them otherwise', () => {

@@ -73,8 +73,8 @@ const partsSchema = z.preprocess(
 );
 
 export const contentSchema = camelObject({
-  /** `function` is the legacy role of function-response turns; it reads as `user`. */
-  role: z.enum(['user', 'model', 'function']).nullish(),
+  /** Checked where it matters (convert-contents.ts), so an odd role never fails an upstream answer. */
+  role: z.string().nullish(),
   parts: partsSchema.nullish(),
 });
 
