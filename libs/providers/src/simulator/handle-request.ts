@@ -3,12 +3,14 @@ import { answerGeneration } from './answer-generation.ts';
 import { asObject } from './json-access.ts';
 import type { JsonObject } from './json-access.ts';
 import { renderGeminiModelList, renderMessagesModelList, renderOpenAiModelList } from './model-lists.ts';
+import { pauseResponse } from './pause-response.ts';
 import { countInputTokens } from './plan-reply.ts';
 import { readChatCompletionsRequest } from './read-chat-completions-request.ts';
 import { readGenerateContentRequest } from './read-generate-content-request.ts';
 import { readMessagesRequest } from './read-messages-request.ts';
 import { readResponsesRequest } from './read-responses-request.ts';
-import { renderGeminiBatchEmbeddings, renderGeminiEmbedding, renderOpenAiEmbeddings } from './render-embeddings.ts';
+import { renderEmbeddings } from './render-embeddings.ts';
+import { renderTokenCount } from './render-token-count.ts';
 import { renderVendorError } from './render-vendor-error.ts';
 import type { VendorFormat } from './render-vendor-error.ts';
 import { redactHeaders, redactPath } from './request-log.ts';
@@ -16,7 +18,6 @@ import { readHeaderKnobs, readInlineDirectives, resolveKnobs } from './resolve-k
 import { routePath } from './route-path.ts';
 import type { Route } from './route-path.ts';
 import { sendJson, sendVendorError } from './send-response.ts';
-import { pauseResponse } from './pause-response.ts';
 import type { SimulationRequest } from './simulation-request.ts';
 import type { SimulatorKnobs } from './simulator-knobs.ts';
 import type { SimulatorState } from './simulator-state.ts';
@@ -54,7 +55,7 @@ function answerModelList(request: IncomingMessage, response: ServerResponse, rou
   }
 }
 
-/** The simulation request of a generation or token-count endpoint, else undefined. */
+/** The simulation request of a generation or token-count endpoint; undefined for embeddings. */
 function readSimulationRequest(route: Route, body: JsonObject): SimulationRequest | undefined {
   switch (route.endpoint) {
     case 'chat-completions':
@@ -124,6 +125,12 @@ async function answer(
   }
   const knobs = resolveKnobs(state.defaults, readHeaderKnobs(request.rawHeaders), inline);
   const failure = injectedFailure(state, knobs);
+  if (simulation?.stream === true) {
+    // Registered before any wait: a client that gives up during latency_ms also aborted.
+    response.once('close', () => {
+      if (!response.writableFinished && !wasDisconnectedOnPurpose(response)) state.stats.abortedStreams += 1;
+    });
+  }
 
   const headerDelay = knobs.latency_ms + knobs.slow_headers_ms;
   if (headerDelay > 0 && !(await pauseResponse(response, headerDelay))) return;
@@ -139,32 +146,14 @@ async function answer(
     return;
   }
 
-  switch (route.endpoint) {
-    case 'embeddings':
-      sendJson(response, 200, renderOpenAiEmbeddings(body), headers);
-      return;
-    case 'embed-content':
-      sendJson(response, 200, renderGeminiEmbedding(body));
-      return;
-    case 'batch-embed-contents':
-      sendJson(response, 200, renderGeminiBatchEmbeddings(body));
-      return;
-    case 'messages-count-tokens':
-      sendJson(response, 200, JSON.stringify({ input_tokens: countInputTokens(simulation as SimulationRequest) }), headers);
-      return;
-    case 'count-tokens': {
-      const tokens = countInputTokens(simulation as SimulationRequest);
-      sendJson(response, 200, JSON.stringify({ totalTokens: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] }));
-      return;
-    }
+  if (simulation === undefined) {
+    sendJson(response, 200, renderEmbeddings(route.endpoint, body), headers);
+  } else if (route.endpoint === 'messages-count-tokens' || route.endpoint === 'count-tokens') {
+    sendJson(response, 200, renderTokenCount(format, countInputTokens(simulation)), headers);
+  } else {
+    const sse = format !== 'generate-content' || /(^|&)alt=sse(&|$)/.test(query);
+    await answerGeneration(response, { format, request: simulation, knobs, id, headers, sse });
   }
-  if (simulation === undefined) return;
-  if (simulation.stream) {
-    response.once('close', () => {
-      if (!response.writableFinished && !wasDisconnectedOnPurpose(response)) state.stats.abortedStreams += 1;
-    });
-  }
-  await answerGeneration(response, { format, request: simulation, knobs, id, headers, sse: format !== 'generate-content' || /(^|&)alt=sse(&|$)/.test(query) });
 }
 
 /** The node:http request listener of the simulator. */

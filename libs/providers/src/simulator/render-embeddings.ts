@@ -1,6 +1,7 @@
 import { embedText, encodeFloat32Base64 } from './embed-text.ts';
 import { asArray, asNumber, asObject, asString } from './json-access.ts';
 import type { JsonObject } from './json-access.ts';
+import type { Endpoint } from './route-path.ts';
 
 const DEFAULT_DIMENSIONS = 8;
 
@@ -13,7 +14,7 @@ function openAiInputs(input: unknown): string[] {
 }
 
 /** POST /v1/embeddings, honouring `encoding_format: "base64"` (protocols.md §9). */
-export function renderOpenAiEmbeddings(body: JsonObject): string {
+function renderOpenAiEmbeddings(body: JsonObject): string {
   const dimensions = asNumber(body.dimensions) ?? DEFAULT_DIMENSIONS;
   const base64 = body.encoding_format === 'base64';
   const inputs = openAiInputs(body.input);
@@ -36,12 +37,14 @@ function geminiEmbedding(request: JsonObject | undefined): { values: number[] } 
   return { values: embedText(text, asNumber(request?.outputDimensionality) ?? DEFAULT_DIMENSIONS) };
 }
 
-/** :embedContent → `{embedding: {values}}`. */
-export function renderGeminiEmbedding(body: JsonObject): string {
-  return JSON.stringify({ embedding: geminiEmbedding(body) });
-}
-
-/** :batchEmbedContents → `{embeddings: [{values}, …]}`, one per request item. */
-export function renderGeminiBatchEmbeddings(body: JsonObject): string {
-  return JSON.stringify({ embeddings: asArray(body.requests).map((request) => geminiEmbedding(asObject(request))) });
+/**
+ * The embeddings answer of an embedding endpoint: OpenAI's list, Gemini's `{embedding}` for
+ * :embedContent or `{embeddings: […]}` for :batchEmbedContents (one per request item).
+ */
+export function renderEmbeddings(endpoint: Endpoint, body: JsonObject): string {
+  if (endpoint === 'embed-content') return JSON.stringify({ embedding: geminiEmbedding(body) });
+  if (endpoint === 'batch-embed-contents') {
+    return JSON.stringify({ embeddings: asArray(body.requests).map((request) => geminiEmbedding(asObject(request))) });
+  }
+  return renderOpenAiEmbeddings(body);
 }
