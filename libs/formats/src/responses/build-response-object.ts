@@ -69,7 +69,7 @@ export function buildResponseObject(init: ResponseObjectInit): ResponseObject {
 
 const VENDOR_ID_PREFIX = /^[a-z]+[-_]/;
 
-/** `resp_` + the upstream id without its own prefix (`chatcmpl-7Qx` → `resp_7Qx`), stable across retries of a render. */
+/** `resp_` + the upstream id without its own prefix (`chatcmpl-7Qx` → `resp_7Qx`): the same answer keeps one id. */
 export function responseIdFor(canonicalId: string): string {
   const suffix = canonicalId.replace(VENDOR_ID_PREFIX, '');
   return suffix === '' ? createId('resp_') : `resp_${suffix}`;

@@ -40,7 +40,9 @@ function imageToCanonical(part: InputImagePart, param: string): ImagePart {
 
 function fileToCanonical(part: InputFilePart, param: string): FilePart {
   const source =
-    part.file_data != null ? fileDataSource(part.file_data, part.filename) : mediaSource(part.file_url, part.file_id, param);
+    part.file_data != null
+      ? fileDataSource(part.file_data, part.filename)
+      : mediaSource(part.file_url, part.file_id, param);
   return part.filename == null ? { type: 'file', source } : { type: 'file', source, filename: part.filename };
 }
 
@@ -66,7 +68,8 @@ export function imageFromCanonical(part: ImagePart): InputContentPart {
   const detail = part.detail ?? 'auto';
   const source = part.source;
   if (source.kind === 'file-id') return { type: 'input_image', detail, file_id: source.fileId };
-  return { type: 'input_image', detail, image_url: source.kind === 'url' ? source.url : toDataUrl(source.mediaType, source.data) };
+  const imageUrl = source.kind === 'url' ? source.url : toDataUrl(source.mediaType, source.data);
+  return { type: 'input_image', detail, image_url: imageUrl };
 }
 
 export function fileFromCanonical(part: FilePart): InputContentPart {

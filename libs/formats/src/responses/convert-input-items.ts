@@ -66,7 +66,9 @@ function toolResult(item: FunctionCallOutputItem, name: string | undefined, para
     typeof item.output === 'string'
       ? item.output
       : item.output.map((part, partIndex) => toolOutputPartToCanonical(part, `${param}.output[${partIndex}]`));
-  return name === undefined ? { type: 'tool-result', callId: item.call_id, content } : { type: 'tool-result', callId: item.call_id, name, content };
+  const part: ToolResultPart = { type: 'tool-result', callId: item.call_id, content };
+  if (name !== undefined) part.name = name;
+  return part;
 }
 
 function unsupportedItem(type: string | undefined, param: string): GatewayError {

@@ -5,6 +5,7 @@ import { fileFromCanonical, imageFromCanonical, type InputContentPart } from './
 import { outputRefusal, outputText, summaryText, type MessageContent, type SummaryText } from './output-items.ts';
 
 type MessageRole = 'user' | 'assistant' | 'system' | 'developer';
+type Warn = (warning: string) => void;
 
 /** What a responses upstream receives as `input` (protocols.md §4.1). */
 export type UpstreamInputItem =
@@ -20,7 +21,7 @@ export type UpstreamInputItem =
  * System and developer messages stay message items where they are (no `instructions`), so a
  * mid-conversation system message keeps its position.
  */
-export function convertMessagesToInput(messages: CanonicalMessage[], warn: (warning: string) => void): UpstreamInputItem[] {
+export function convertMessagesToInput(messages: CanonicalMessage[], warn: Warn): UpstreamInputItem[] {
   const items: UpstreamInputItem[] = [];
   for (const [messageIndex, message] of messages.entries()) {
     const role: MessageRole = message.role === 'tool' ? 'user' : message.role;
@@ -35,7 +36,12 @@ export function convertMessagesToInput(messages: CanonicalMessage[], warn: (warn
         case 'tool-call':
           flush();
           // The 64-char call_id cap (protocols.md §4.1) applies to the call and its result alike.
-          items.push({ type: 'function_call', call_id: mapToolCallId(part.id), name: part.name, arguments: part.arguments });
+          items.push({
+            type: 'function_call',
+            call_id: mapToolCallId(part.id),
+            name: part.name,
+            arguments: part.arguments,
+          });
           break;
         case 'tool-result':
           flush();
@@ -56,13 +62,13 @@ export function convertMessagesToInput(messages: CanonicalMessage[], warn: (warn
   return items;
 }
 
-function messageItem(role: MessageRole, parts: ContentPart[], messageIndex: number, warn: (warning: string) => void): UpstreamInputItem {
+function messageItem(role: MessageRole, parts: ContentPart[], messageIndex: number, warn: Warn): UpstreamInputItem {
   if (role === 'assistant') {
     const content: MessageContent[] = [];
     for (const part of parts) {
       if (part.type === 'text') content.push(outputText(part.text));
       else if (part.type === 'refusal') content.push(outputRefusal(part.text));
-      else warn(`Dropped ${part.type} content of an assistant message: Responses assistant messages hold only text and refusals.`);
+      else warn(`Dropped ${part.type} content of an assistant message: Responses assistant messages hold only text.`);
     }
     return { type: 'message', role, content };
   }
@@ -85,8 +91,8 @@ function inputPart(part: ContentPart, param: string): InputContentPart {
   }
 }
 
-function functionCallOutput(part: ToolResultPart, param: string, warn: (warning: string) => void): UpstreamInputItem {
-  if (part.isError === true) warn('Tool results were sent without their error flag: Responses function outputs have none.');
+function functionCallOutput(part: ToolResultPart, param: string, warn: Warn): UpstreamInputItem {
+  if (part.isError === true) warn('Tool results were sent without their error flag: Responses outputs have none.');
   const content = part.content;
   let output: string | InputContentPart[];
   if (typeof content === 'string') output = content;

@@ -21,7 +21,8 @@ export function outputItemsToCanonical(items: UpstreamOutputItem[]): ContentPart
     switch (item.type) {
       case 'message':
         for (const part of item.content) {
-          content.push(part.type === 'output_text' ? { type: 'text', text: part.text } : { type: 'refusal', text: part.refusal });
+          if (part.type === 'output_text') content.push({ type: 'text', text: part.text });
+          else content.push({ type: 'refusal', text: part.refusal });
         }
         break;
       case 'function_call':
@@ -69,7 +70,9 @@ export function outputItemsFromCanonical(content: ContentPart[], responseId: str
         break;
       case 'tool-call':
         flush();
-        items.push(functionCallItem(itemIdFor('fc', responseId, items.length), part.id, part.name, part.arguments, 'completed'));
+        items.push(
+          functionCallItem(itemIdFor('fc', responseId, items.length), part.id, part.name, part.arguments, 'completed'),
+        );
         break;
       default:
         break;

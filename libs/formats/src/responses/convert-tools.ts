@@ -35,7 +35,10 @@ export function toolsToCanonical(
 }
 
 function toolToCanonical(tool: FunctionTool): CanonicalTool {
-  const canonical: CanonicalTool = { name: tool.name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
+  const canonical: CanonicalTool = {
+    name: tool.name,
+    parameters: tool.parameters ?? { type: 'object', properties: {} },
+  };
   if (tool.description != null) canonical.description = tool.description;
   if (tool.strict != null) canonical.strict = tool.strict;
   return canonical;

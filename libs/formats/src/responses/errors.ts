@@ -88,8 +88,8 @@ export function renderStreamError(error: GatewayError, _requestId: string): stri
 /** An upstream's error answer (parsed envelope, raw text or anything else) → GatewayError. */
 export function errorFromUpstream(status: number, body: unknown): GatewayError {
   const envelope = readEnvelope(typeof body === 'string' ? parseJson(body) : body);
-  const message =
-    envelope?.message ?? (typeof body === 'string' && body.trim() !== '' ? body : `The upstream answered HTTP ${status}.`);
+  const text = typeof body === 'string' && body.trim() !== '' ? body : undefined;
+  const message = envelope?.message ?? text ?? `The upstream answered HTTP ${status}.`;
   const code = envelope?.code;
   const type = envelope?.type;
   const kind = code === 'insufficient_quota' ? 'quota_exhausted' : errorKindForStatus(status);

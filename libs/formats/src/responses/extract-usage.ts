@@ -9,7 +9,8 @@ import { objectField, parseWireObject } from './read-wire-object.ts';
  * the string checks keep every other event from being parsed.
  */
 export function extractUsage(event: SseEvent): Partial<CanonicalUsage> | undefined {
-  if (event.event !== undefined && event.event !== 'response.completed' && event.event !== 'response.incomplete') return undefined;
+  const name = event.event;
+  if (name !== undefined && name !== 'response.completed' && name !== 'response.incomplete') return undefined;
   if (!event.data.includes('"usage"')) return undefined;
   const data = parseWireObject(event.data);
   const type = data?.['type'];

@@ -27,7 +27,11 @@ const KIND_FOR_CODE: Readonly<Record<string, ErrorKind>> = {
   image_content_policy_violation: 'invalid_request',
 };
 
-export function errorFromCode(code: string | null | undefined, message: string | null | undefined, param?: string | null): GatewayError {
+export function errorFromCode(
+  code: string | null | undefined,
+  message: string | null | undefined,
+  param?: string | null,
+): GatewayError {
   const kind = code != null && Object.hasOwn(KIND_FOR_CODE, code) ? KIND_FOR_CODE[code] : undefined;
   return new GatewayError(kind ?? 'upstream_error', message ?? 'The upstream failed to produce a response.', {
     ...(code == null ? {} : { code }),

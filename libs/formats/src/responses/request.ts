@@ -5,7 +5,12 @@ import type { EncodedRequest, RequestContext, UpstreamTarget } from '../wire-for
 import { convertInputItems } from './convert-input-items.ts';
 import { convertMessagesToInput } from './convert-messages-to-input.ts';
 import { textFormatFromCanonical, textFormatToCanonical } from './convert-text-format.ts';
-import { toolChoiceFromCanonical, toolFromCanonical, toolsToCanonical, type CanonicalToolSettings } from './convert-tools.ts';
+import {
+  toolChoiceFromCanonical,
+  toolFromCanonical,
+  toolsToCanonical,
+  type CanonicalToolSettings,
+} from './convert-tools.ts';
 import { parseRequestBody } from './parse-request-body.ts';
 import type { RequestBody } from './schema.ts';
 
@@ -93,7 +98,9 @@ function vendorFields(parsed: RequestBody, tools: CanonicalToolSettings): Record
   return fields;
 }
 
-function withoutKey(value: Record<string, unknown> | null | undefined, key: string): Record<string, unknown> | undefined {
+type Fields = Record<string, unknown>;
+
+function withoutKey(value: Fields | null | undefined, key: string): Fields | undefined {
   if (value == null) return undefined;
   const { [key]: _removed, ...rest } = value;
   return Object.keys(rest).length > 0 ? rest : undefined;
@@ -102,7 +109,9 @@ function withoutKey(value: Record<string, unknown> | null | undefined, key: stri
 export function requestFromCanonical(request: CanonicalRequest, target: UpstreamTarget): EncodedRequest {
   if (request.n !== undefined && request.n > 1) {
     // One answer where the client asked for several would be silently wrong (protocols.md §10.7).
-    throw new GatewayError('invalid_request', 'This model returns one choice per request; n must be 1.', { param: 'n' });
+    throw new GatewayError('invalid_request', 'This model returns one choice per request; n must be 1.', {
+      param: 'n',
+    });
   }
   const warnings: string[] = [];
   const warn = (warning: string): void => {
@@ -120,7 +129,8 @@ export function requestFromCanonical(request: CanonicalRequest, target: Upstream
   if (request.maxOutputTokens !== undefined) {
     body['max_output_tokens'] = Math.max(request.maxOutputTokens, MIN_MAX_OUTPUT_TOKENS);
     if (request.maxOutputTokens < MIN_MAX_OUTPUT_TOKENS) {
-      warn(`max_output_tokens raised from ${request.maxOutputTokens} to ${MIN_MAX_OUTPUT_TOKENS}, the Responses API minimum.`);
+      const raised = `${request.maxOutputTokens} to ${MIN_MAX_OUTPUT_TOKENS}`;
+      warn(`max_output_tokens raised from ${raised}, the Responses API minimum.`);
     }
   }
   if (request.temperature !== undefined) body['temperature'] = request.temperature;
@@ -143,9 +153,9 @@ export function requestFromCanonical(request: CanonicalRequest, target: Upstream
   return { body, warnings };
 }
 
-function reasoningFromCanonical(request: CanonicalRequest, vendor: Record<string, unknown>): Record<string, unknown> | undefined {
+function reasoningFromCanonical(request: CanonicalRequest, vendor: Fields): Fields | undefined {
   const effort = request.reasoning === undefined ? undefined : reasoningEffort(request.reasoning);
-  const reasoning: Record<string, unknown> = { ...vendor };
+  const reasoning: Fields = { ...vendor };
   if (effort !== undefined) reasoning['effort'] = effort;
   if (request.reasoning?.includeThoughts === true && reasoning['summary'] == null) reasoning['summary'] = 'auto';
   return Object.keys(reasoning).length > 0 ? reasoning : undefined;

@@ -37,7 +37,8 @@ const otherOutput = z.looseObject({
   type: z.string().refine((type) => !KNOWN_OUTPUT_TYPES.has(type), { abort: true }),
 });
 
-const outputItem = z.union([z.discriminatedUnion('type', [messageOutput, functionCallOutput, reasoningOutput]), otherOutput]);
+const knownOutput = z.discriminatedUnion('type', [messageOutput, functionCallOutput, reasoningOutput]);
+const outputItem = z.union([knownOutput, otherOutput]);
 
 export const responseSchema = z.looseObject({
   id: z.string(),
@@ -52,7 +53,7 @@ export const responseSchema = z.looseObject({
 
 export type UpstreamResponse = z.infer<typeof responseSchema>;
 export type UpstreamOutputItem = z.infer<typeof outputItem>;
-export type KnownOutputItem = z.infer<typeof messageOutput> | z.infer<typeof functionCallOutput> | z.infer<typeof reasoningOutput>;
+export type KnownOutputItem = z.infer<typeof knownOutput>;
 
 export function isKnownOutputItem(item: UpstreamOutputItem): item is KnownOutputItem {
   return KNOWN_OUTPUT_TYPES.has(item.type);

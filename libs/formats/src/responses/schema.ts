@@ -51,8 +51,19 @@ const reasoningItem = z.looseObject({
   encrypted_content: z.string().nullish(),
 });
 
-const representableItem = z.discriminatedUnion('type', [messageItem, functionCallItem, functionCallOutputItem, reasoningItem]);
-const REPRESENTABLE_ITEM_TYPES: ReadonlySet<unknown> = new Set([undefined, 'message', 'function_call', 'function_call_output', 'reasoning']);
+const representableItem = z.discriminatedUnion('type', [
+  messageItem,
+  functionCallItem,
+  functionCallOutputItem,
+  reasoningItem,
+]);
+const REPRESENTABLE_ITEM_TYPES: ReadonlySet<unknown> = new Set([
+  undefined,
+  'message',
+  'function_call',
+  'function_call_output',
+  'reasoning',
+]);
 
 /**
  * Any other item type (item_reference, hosted-tool calls and outputs). It passes validation so

@@ -114,6 +114,23 @@ describe('createStreamDecoder', () => {
     ]);
   });
 
+  it('should take text from output_text.done when the upstream streamed none, and never twice', () => {
+    const location = { item_id: 'msg_1', output_index: 0, content_index: 0 };
+    const parts = decodeAll([
+      created,
+      event({ type: 'response.content_part.added', ...location, part: { type: 'output_text', text: '' } }),
+      event({ type: 'response.output_text.done', ...location, text: 'Whole.' }),
+      event({ type: 'response.content_part.added', ...location, content_index: 1, part: { type: 'output_text', text: '' } }),
+      event({ type: 'response.output_text.delta', ...location, content_index: 1, delta: 'Streamed.' }),
+      event({ type: 'response.output_text.done', ...location, content_index: 1, text: 'Streamed.' }),
+      terminal('response.completed', { status: 'completed' }),
+    ]);
+    expect(parts.slice(1, -1)).toEqual([
+      { type: 'text-delta', text: 'Whole.' },
+      { type: 'text-delta', text: 'Streamed.' },
+    ]);
+  });
+
   it('should finish with length on response.incomplete', () => {
     expect(
       decodeAll([created, terminal('response.incomplete', { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } })]).at(-1),

@@ -7,7 +7,14 @@ import { encryptedContentSignature } from './convert-reasoning.ts';
 import { usageToCanonical } from './convert-usage.ts';
 import { errorFromCode } from './map-error-code.ts';
 import { mapStatusToFinishReason } from './map-status.ts';
-import { asObject, numberField, objectField, parseWireObject, stringField, type WireObject } from './read-wire-object.ts';
+import {
+  asObject,
+  numberField,
+  objectField,
+  parseWireObject,
+  stringField,
+  type WireObject,
+} from './read-wire-object.ts';
 
 interface OpenCall {
   index: number;
@@ -25,6 +32,8 @@ export function createStreamDecoder(): StreamDecoder {
   let started = false;
   let ended = false;
   let toolCallCount = 0;
+  /** Whether the open content part got deltas; a part that got none has its text only on `.done`. */
+  let partStreamed = false;
   /** Function-call item id → its ordinal: argument deltas name the item, not the call. */
   const calls = new Map<string, OpenCall>();
 
@@ -85,7 +94,8 @@ export function createStreamDecoder(): StreamDecoder {
       const data = parseWireObject(event.data);
       const parts: StreamPart[] = [];
       if (data === undefined) {
-        return finish(parts, { type: 'error', error: new GatewayError('upstream_error', 'The upstream sent an unreadable stream event.') });
+        const error = new GatewayError('upstream_error', 'The upstream sent an unreadable stream event.');
+        return finish(parts, { type: 'error', error });
       }
       const type = data['type'] ?? event.event;
       switch (type) {
@@ -102,6 +112,19 @@ export function createStreamDecoder(): StreamDecoder {
           if (type === 'response.output_text.delta') parts.push({ type: 'text-delta', text: delta });
           else if (type === 'response.refusal.delta') parts.push({ type: 'refusal-delta', text: delta });
           else parts.push(reasoningDelta(delta, data));
+          partStreamed ||= type === 'response.output_text.delta' || type === 'response.refusal.delta';
+          return parts;
+        }
+        case 'response.content_part.added':
+          partStreamed = false;
+          return parts;
+        case 'response.output_text.done':
+        case 'response.refusal.done': {
+          const text = stringField(data, type === 'response.output_text.done' ? 'text' : 'refusal');
+          if (partStreamed || text === undefined || text === '') return parts;
+          partStreamed = true;
+          ensureStarted(parts, undefined);
+          parts.push({ type: type === 'response.output_text.done' ? 'text-delta' : 'refusal-delta', text });
           return parts;
         }
         case 'response.reasoning_summary_part.added':
@@ -135,9 +158,9 @@ export function createStreamDecoder(): StreamDecoder {
           const response = objectField(data, 'response');
           ensureStarted(parts, response);
           const output = response?.['output'];
-          const hasCalls =
-            toolCallCount > 0 || (Array.isArray(output) && output.some((item: unknown) => asObject(item)?.['type'] === 'function_call'));
-          const status = stringField(response, 'status') ?? (type === 'response.completed' ? 'completed' : 'incomplete');
+          const hasCalls = toolCallCount > 0 || (Array.isArray(output) && output.some(isFunctionCall));
+          const status =
+            stringField(response, 'status') ?? (type === 'response.completed' ? 'completed' : 'incomplete');
           const reason = stringField(objectField(response, 'incomplete_details'), 'reason');
           return finish(parts, {
             type: 'finish',
@@ -147,12 +170,16 @@ export function createStreamDecoder(): StreamDecoder {
         }
         case 'response.failed': {
           const error = objectField(objectField(data, 'response'), 'error');
-          return finish(parts, { type: 'error', error: errorFromCode(stringField(error, 'code'), stringField(error, 'message')) });
+          return finish(parts, {
+            type: 'error',
+            error: errorFromCode(stringField(error, 'code'), stringField(error, 'message')),
+          });
         }
         case 'error': {
           // The spec's error event is flat; some servers nest the payload under `error`.
           const source = objectField(data, 'error') ?? data;
-          const error = errorFromCode(stringField(source, 'code'), stringField(source, 'message'), stringField(source, 'param'));
+          const code = stringField(source, 'code');
+          const error = errorFromCode(code, stringField(source, 'message'), stringField(source, 'param'));
           return finish(parts, { type: 'error', error });
         }
         default:
@@ -164,7 +191,8 @@ export function createStreamDecoder(): StreamDecoder {
       if (ended) return [];
       ended = true;
       // Closing without a terminal event is a truncated answer, never a clean finish (protocols.md §7.3).
-      return [{ type: 'error', error: new GatewayError('upstream_error', 'The upstream stream ended before the response was complete.') }];
+      const message = 'The upstream stream ended before the response was complete.';
+      return [{ type: 'error', error: new GatewayError('upstream_error', message) }];
     },
   };
 }
@@ -172,6 +200,10 @@ export function createStreamDecoder(): StreamDecoder {
 function reasoningDelta(text: string, data: WireObject): StreamPart {
   const id = stringField(data, 'item_id');
   return id === undefined ? { type: 'reasoning-delta', text } : { type: 'reasoning-delta', text, id };
+}
+
+function isFunctionCall(item: unknown): boolean {
+  return asObject(item)?.['type'] === 'function_call';
 }
 
 /** Function-call items may lack `id` (it is optional in the spec); their call_id is unique too. */

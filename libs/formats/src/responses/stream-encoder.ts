@@ -1,10 +1,9 @@
-import type { FinishReason, CanonicalUsage, StreamPart, VendorSignature } from '@switchyard/canonical';
-import { formatSseEvent } from '@switchyard/sse';
+import type { CanonicalUsage, FinishReason, StreamPart, VendorSignature } from '@switchyard/canonical';
 import { createId } from '../shared/index.ts';
 import type { ResponseContext, StreamEncoder } from '../wire-format.ts';
 import { buildResponseObject, itemIdFor, responseIdFor } from './build-response-object.ts';
 import { usageFromCanonical } from './convert-usage.ts';
-import { streamErrorEvent } from './errors.ts';
+import { createEventWriter, locatorOf, type Locator } from './create-event-writer.ts';
 import { mapFinishReasonToOutcome } from './map-status.ts';
 import {
   functionCallItem,
@@ -16,9 +15,6 @@ import {
   type MessageContent,
   type OutputItem,
 } from './output-items.ts';
-
-/** The JSON between `sequence_number` and `delta` of one part's delta events, built once per part. */
-type Locator = string;
 
 interface OpenMessage {
   id: string;
@@ -45,7 +41,11 @@ interface OpenCall {
   locator: Locator;
 }
 
-const TERMINAL_EVENT = { completed: 'response.completed', incomplete: 'response.incomplete', failed: 'response.failed' } as const;
+const TERMINAL_EVENT = {
+  completed: 'response.completed',
+  incomplete: 'response.incomplete',
+  failed: 'response.failed',
+} as const;
 
 /**
  * Canonical parts → Responses SSE (protocols.md §4.4, §11.4). The encoder owns item
@@ -55,9 +55,7 @@ const TERMINAL_EVENT = { completed: 'response.completed', incomplete: 'response.
  * Items get increasing `output_index`, events a `sequence_number` counting from 0.
  */
 export function createStreamEncoder(context: ResponseContext): StreamEncoder {
-  /** SSE text written while handling the current part. */
-  let out = '';
-  let sequence = 0;
+  const writer = createEventWriter();
   let finished = false;
   let responseId = '';
   let createdAt = 0;
@@ -67,21 +65,19 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
   /** By canonical tool-call index. */
   const calls = new Map<number, OpenCall>();
 
-  function emit(type: string, fields: Record<string, unknown>): void {
-    out += formatSseEvent(JSON.stringify({ type, sequence_number: sequence++, ...fields }), type);
-  }
-
-  /** Delta events are the hot path (one per token): concatenated, no object per event. */
-  function emitDelta(type: string, locator: Locator, delta: string, tail: string): void {
-    out += `event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence++}${locator},"delta":${JSON.stringify(delta)}${tail}}\n\n`;
-  }
-
   function start(id: string, created: number): void {
     responseId = responseIdFor(id);
     createdAt = created;
-    const response = buildResponseObject({ id: responseId, createdAt, model: context.model, status: 'in_progress', output: [], usage: null });
-    emit('response.created', { response });
-    emit('response.in_progress', { response });
+    const response = buildResponseObject({
+      id: responseId,
+      createdAt,
+      model: context.model,
+      status: 'in_progress',
+      output: [],
+      usage: null,
+    });
+    writer.event('response.created', { response });
+    writer.event('response.in_progress', { response });
   }
 
   function ensureStarted(): void {
@@ -89,19 +85,21 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
   }
 
   function openItem(item: OutputItem): void {
-    emit('response.output_item.added', { output_index: output.length, item });
+    writer.event('response.output_item.added', { output_index: output.length, item });
     output.push(item);
   }
 
   function closeItem(outputIndex: number, item: OutputItem): void {
     output[outputIndex] = item;
-    emit('response.output_item.done', { output_index: outputIndex, item });
+    writer.event('response.output_item.done', { output_index: outputIndex, item });
   }
 
   function openMessage(): OpenMessage {
     ensureStarted();
     closeReasoning();
-    const open: OpenMessage = { id: itemIdFor('msg', responseId, output.length), outputIndex: output.length, content: [], part: undefined };
+    const outputIndex = output.length;
+    const id = itemIdFor('msg', responseId, outputIndex);
+    const open: OpenMessage = { id, outputIndex, content: [], part: undefined };
     openItem(messageItem(open.id, 'in_progress', []));
     message = open;
     return open;
@@ -113,10 +111,10 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
     if (part?.kind !== kind) {
       closeMessagePart(open);
       const contentIndex = open.content.length;
-      const locator = `,"item_id":${JSON.stringify(open.id)},"output_index":${open.outputIndex},"content_index":${contentIndex}`;
+      const locator = locatorOf(open.id, open.outputIndex, `,"content_index":${contentIndex}`);
       part = { kind, text: '', locator };
       open.part = part;
-      emit('response.content_part.added', {
+      writer.event('response.content_part.added', {
         item_id: open.id,
         output_index: open.outputIndex,
         content_index: contentIndex,
@@ -124,8 +122,8 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
       });
     }
     part.text += text;
-    if (kind === 'output_text') emitDelta('response.output_text.delta', part.locator, text, ',"logprobs":[]');
-    else emitDelta('response.refusal.delta', part.locator, text, '');
+    if (kind === 'output_text') writer.delta('response.output_text.delta', part.locator, text, ',"logprobs":[]');
+    else writer.delta('response.refusal.delta', part.locator, text, '');
   }
 
   function closeMessagePart(open: OpenMessage): void {
@@ -135,9 +133,12 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
     const location = { item_id: open.id, output_index: open.outputIndex, content_index: open.content.length };
     const content = part.kind === 'output_text' ? outputText(part.text) : outputRefusal(part.text);
     open.content.push(content);
-    if (part.kind === 'output_text') emit('response.output_text.done', { ...location, text: part.text, logprobs: [] });
-    else emit('response.refusal.done', { ...location, refusal: part.text });
-    emit('response.content_part.done', { ...location, part: content });
+    if (part.kind === 'output_text') {
+      writer.event('response.output_text.done', { ...location, text: part.text, logprobs: [] });
+    } else {
+      writer.event('response.refusal.done', { ...location, refusal: part.text });
+    }
+    writer.event('response.content_part.done', { ...location, part: content });
   }
 
   function closeMessage(): void {
@@ -153,7 +154,7 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
     closeMessage();
     const outputIndex = output.length;
     const itemId = id ?? itemIdFor('rs', responseId, outputIndex);
-    const locator = `,"item_id":${JSON.stringify(itemId)},"output_index":${outputIndex},"summary_index":0`;
+    const locator = locatorOf(itemId, outputIndex, ',"summary_index":0');
     const open: OpenReasoning = { id: itemId, outputIndex, text: '', summaryOpen: false, locator };
     openItem(reasoningItem(itemId, '', undefined));
     reasoning = open;
@@ -166,7 +167,7 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
     const open = reasoning ?? openReasoning(id);
     if (!open.summaryOpen) {
       open.summaryOpen = true;
-      emit('response.reasoning_summary_part.added', {
+      writer.event('response.reasoning_summary_part.added', {
         item_id: open.id,
         output_index: open.outputIndex,
         summary_index: 0,
@@ -174,7 +175,7 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
       });
     }
     open.text += text;
-    emitDelta('response.reasoning_summary_text.delta', open.locator, text, '');
+    writer.delta('response.reasoning_summary_text.delta', open.locator, text, '');
   }
 
   function closeReasoning(signature?: VendorSignature): void {
@@ -183,8 +184,8 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
     reasoning = undefined;
     if (open.summaryOpen) {
       const location = { item_id: open.id, output_index: open.outputIndex, summary_index: 0 };
-      emit('response.reasoning_summary_text.done', { ...location, text: open.text });
-      emit('response.reasoning_summary_part.done', { ...location, part: summaryText(open.text) });
+      writer.event('response.reasoning_summary_text.done', { ...location, text: open.text });
+      writer.event('response.reasoning_summary_part.done', { ...location, part: summaryText(open.text) });
     }
     // Only a Responses upstream's encrypted_content is replayable by a Responses client.
     const encrypted = signature?.origin === 'responses' ? signature.value : undefined;
@@ -192,13 +193,14 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
   }
 
   function openCall(index: number, callId: string, name: string): void {
+    // A repeated start would open a second item under one index, one the SDK never sees closed.
+    if (calls.has(index)) return;
     ensureStarted();
     closeMessage();
     closeReasoning();
     const outputIndex = output.length;
     const id = itemIdFor('fc', responseId, outputIndex);
-    const locator = `,"item_id":${JSON.stringify(id)},"output_index":${outputIndex}`;
-    calls.set(index, { id, callId, name, outputIndex, arguments: '', locator });
+    calls.set(index, { id, callId, name, outputIndex, arguments: '', locator: locatorOf(id, outputIndex) });
     openItem(functionCallItem(id, callId, name, '', 'in_progress'));
   }
 
@@ -208,7 +210,7 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
     calls.delete(index);
     // A call streamed without arguments means "no arguments"; clients JSON.parse this string.
     const callArguments = call.arguments === '' ? '{}' : call.arguments;
-    emit('response.function_call_arguments.done', {
+    writer.event('response.function_call_arguments.done', {
       item_id: call.id,
       output_index: call.outputIndex,
       arguments: callArguments,
@@ -240,7 +242,7 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
       output,
       usage: usageFromCanonical(usage),
     });
-    emit(TERMINAL_EVENT[outcome.status], { response });
+    writer.event(TERMINAL_EVENT[outcome.status], { response });
   }
 
   function handle(part: StreamPart): void {
@@ -269,7 +271,7 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
         const call = calls.get(part.index);
         if (call === undefined || part.argumentsDelta === '') return;
         call.arguments += part.argumentsDelta;
-        emitDelta('response.function_call_arguments.delta', call.locator, part.argumentsDelta, '');
+        writer.delta('response.function_call_arguments.delta', call.locator, part.argumentsDelta, '');
         return;
       }
       case 'tool-call-end':
@@ -284,7 +286,7 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
         return;
       case 'error':
         finished = true;
-        out += streamErrorEvent(part.error, sequence++);
+        writer.error(part.error);
         return;
       default: {
         const exhaustive: never = part;
@@ -297,9 +299,7 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
     push(part: StreamPart): string {
       if (finished) return '';
       handle(part);
-      const text = out;
-      out = '';
-      return text;
+      return writer.take();
     },
   };
 }
