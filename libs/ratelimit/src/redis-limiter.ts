@@ -61,6 +61,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
   let degraded = false;
   /** After a failure, calls skip Redis until then: a black-holed server costs one timeout per probe, not one per request. */
   let skipStoreUntil = 0;
+  let replaying: Promise<void> | undefined;
 
   const redis = new Redis(options.url, {
     commandTimeout: timeoutMs,
@@ -81,7 +82,6 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     if (degraded === value) return;
     degraded = value;
     options.onDegraded?.(value, error);
-    if (!value) void replayReleases();
   };
   const storeFailed = (error: unknown): void => {
     skipStoreUntil = Date.now() + Math.max(1_000, timeoutMs * 4);
@@ -91,6 +91,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
   redis.on('ready', () => {
     skipStoreUntil = 0;
     setDegraded(false);
+    if (pendingReleases.size > 0) replayReleases().catch(storeFailed);
   });
 
   /** Runs a call against Redis, or returns `failed` when the store must not or could not answer. */
@@ -100,6 +101,8 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     // would fail, so the first calls wait for it, within the same bound.
     if (redis.status !== 'ready') await waitAtMost(firstReady, timeoutMs);
     try {
+      // Slots released during the outage are freed first, so this very call can use them.
+      if (pendingReleases.size > 0) await replayReleases();
       const value = await call();
       setDegraded(false);
       return { value };
@@ -109,12 +112,17 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     }
   }
 
-  async function replayReleases(): Promise<void> {
-    for (const [requestId, request] of pendingReleases) {
-      const outcome = await callStore(() => sendRelease(request));
-      if (outcome === 'failed') return;
-      pendingReleases.delete(requestId);
-    }
+  /** One replay at a time, however many calls arrive while it runs. */
+  function replayReleases(): Promise<void> {
+    replaying ??= (async () => {
+      for (const [requestId, request] of pendingReleases) {
+        await sendRelease(request);
+        pendingReleases.delete(requestId);
+      }
+    })().finally(() => {
+      replaying = undefined;
+    });
+    return replaying;
   }
 
   function sendRelease(request: ReleaseRequest): Promise<number> {
