@@ -67,7 +67,7 @@ function unsupportedPart(param: string, reason: string): GatewayError {
 /** Gemini rejects empty text, so the added opening turn needs some text; a lone period says nothing. */
 const OPENING_PLACEHOLDER = '.';
 
-export interface GeminiContent {
+interface GeminiContent {
   role: 'user' | 'model';
   parts: GeminiPart[];
 }

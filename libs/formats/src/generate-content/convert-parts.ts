@@ -13,7 +13,7 @@ import type { Part } from './schema.ts';
 export type GeminiPart = Record<string, unknown>;
 
 /** How to read `inlineData`: by MIME type (requests), or always as a file (model output: generated media). */
-export type MediaReading = 'by-type' | 'file';
+type MediaReading = 'by-type' | 'file';
 
 /**
  * One Part → a canonical part (protocols.md §6.2). `functionResponse` is not handled here: it

@@ -5,7 +5,7 @@ import { isRecord } from './is-record.ts';
 import { sanitizeSchema } from './sanitize-schema.ts';
 import type { Tool, ToolConfig } from './schema.ts';
 
-export interface CanonicalToolSettings {
+interface CanonicalToolSettings {
   tools?: CanonicalTool[];
   toolChoice?: ToolChoice;
   allowedTools?: string[];

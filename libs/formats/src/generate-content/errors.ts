@@ -7,7 +7,8 @@ import { isRecord } from './is-record.ts';
  * (protocols.md §7). Decisions [policy]: a bad key is 401 UNAUTHENTICATED (Gemini itself says
  * 400, §7.2); a body over the size limit is 413 with INVALID_ARGUMENT, the status Gemini gives
  * oversized payloads; 502 and the overloaded kind render as UNAVAILABLE, the retryable status
- * js-genai and Google clients know, rather than INTERNAL.
+ * js-genai and Google clients know, rather than INTERNAL; 422 has no Google counterpart and
+ * renders as 400 INVALID_ARGUMENT.
  */
 const RENDERING: Record<ErrorKind, { code: number; status: string }> = {
   invalid_request: { code: 400, status: 'INVALID_ARGUMENT' },

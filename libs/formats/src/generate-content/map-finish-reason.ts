@@ -25,7 +25,7 @@ const UNIFIED_FOR_REASON: Record<string, UnifiedFinishReason> = {
   TOO_MANY_TOOL_CALLS: 'stop',
 };
 
-export interface GeminiOutcome {
+interface GeminiOutcome {
   finishReason?: string | null;
   /** `promptFeedback.blockReason`: the prompt was refused and no candidate came back. */
   blockReason?: string | null;

@@ -46,7 +46,7 @@ const functionResponsePartSchema = camelObject({
   fileData: fileDataSchema.nullish(),
 });
 
-export const partSchema = camelObject({
+const partSchema = camelObject({
   text: z.string().nullish(),
   thought: z.boolean().nullish(),
   thoughtSignature: z.string().nullish(),
@@ -64,7 +64,6 @@ export const partSchema = camelObject({
 });
 
 export type Part = z.infer<typeof partSchema>;
-export type FunctionResponsePart = z.infer<typeof functionResponsePartSchema>;
 
 /** Google's REST samples sometimes give `parts` as one object instead of a list. */
 const partsSchema = z.preprocess(
@@ -88,8 +87,6 @@ const functionDeclarationSchema = camelObject({
   /** Real JSON Schema; mutually exclusive with `parameters`. */
   parametersJsonSchema: jsonObject.nullish(),
 });
-
-export type FunctionDeclaration = z.infer<typeof functionDeclarationSchema>;
 
 /** One entry of `tools`: function declarations, or a hosted tool (googleSearch, codeExecution, …). */
 const toolSchema = camelObject({ functionDeclarations: z.array(functionDeclarationSchema).nullish() });
