@@ -7,11 +7,11 @@ import { MODEL_FOR_PROTOCOL, startTopology, TEST_KEY, type Topology, type Topolo
 
 const UPSTREAMS = Object.keys(MODEL_FOR_PROTOCOL) as Array<keyof typeof MODEL_FOR_PROTOCOL>;
 
-const weatherSchema = {
+const weatherSchema: { type: 'object'; properties: Record<string, { type: string; description: string }>; required: string[] } = {
   type: 'object',
   properties: { city: { type: 'string', description: 'City name' } },
   required: ['city'],
-} as const;
+};
 
 async function lastUpstreamBody(topology: Topology): Promise<string> {
   const requests = (await (await fetch(`${topology.simulatorUrl}/_sim/requests`)).json()) as Array<{ body: unknown }>;

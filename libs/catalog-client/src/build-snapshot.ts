@@ -70,5 +70,7 @@ export function buildSnapshot(config: SwitchyardConfig, version = 1): { snapshot
     }
   }
   const tenants = config.tenants.map((tenant) => ({ id: tenant.id, models: tenant.models, limits: tenant.limits }));
-  return { snapshot: { version, providers, models, tenants, keys }, generatedKeys };
+  const policy = config.limits.onStoreFailure;
+  const limits = { onStoreFailure: typeof policy === 'string' ? { rates: policy, budgets: 'closed' as const } : policy };
+  return { snapshot: { version, limits, providers, models, tenants, keys }, generatedKeys };
 }

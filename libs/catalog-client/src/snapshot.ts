@@ -52,9 +52,15 @@ export interface KeyRecord {
   models?: string[];
 }
 
+export interface LimitSettings {
+  /** What admission does while the limit store (Redis) is unreachable. */
+  onStoreFailure: { rates: 'open' | 'closed'; budgets: 'open' | 'closed' };
+}
+
 /** Everything ingresses and routers need, as served by the catalog. Versioned for change detection. */
 export interface CatalogSnapshot {
   version: number;
+  limits: LimitSettings;
   providers: Record<string, ProviderRecord>;
   models: ModelRecord[];
   tenants: TenantRecord[];

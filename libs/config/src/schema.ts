@@ -94,7 +94,16 @@ export const configSchema = z
     tenants: z.array(tenant).default([]),
     limits: z
       .object({
-        onStoreFailure: z.enum(['open', 'closed']).default('open'),
+        /**
+         * What admission does while Redis is unreachable. A word sets the policy of the rate
+         * limits (rpm, tpm, concurrency); token budgets stay closed unless set in the object form.
+         */
+        onStoreFailure: z
+          .union([
+            z.enum(['open', 'closed']),
+            z.object({ rates: z.enum(['open', 'closed']).default('open'), budgets: z.enum(['open', 'closed']).default('closed') }).strict(),
+          ])
+          .default('open'),
       })
       .strict()
       .default({ onStoreFailure: 'open' }),

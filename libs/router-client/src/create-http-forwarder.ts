@@ -25,7 +25,7 @@ export function createHttpForwarder(options: { urls: string[]; connections?: num
     if (pool === undefined) throw new Error('no router configured');
     const headers: Record<string, string> = {
       ...request.headers,
-      ...identityHeaders(request.identity),
+      ...identityHeaders(request.identity, request.estimatedTokens),
       [ROUTE_HEADER]: encodeRoute(request.route),
       'content-type': 'application/octet-stream',
     };

@@ -8,6 +8,7 @@ export const TENANT_HEADER = 'x-switchyard-tenant';
 export const KEY_ID_HEADER = 'x-switchyard-key-id';
 export const REQUEST_ID_HEADER = 'x-request-id';
 export const QUERY_HEADER = 'x-switchyard-query';
+export const ESTIMATED_TOKENS_HEADER = 'x-switchyard-estimated-tokens';
 /** Client headers forwarded to the router as-is. */
 export const PASSED_HEADERS = ['anthropic-beta', 'x-switchyard-include-reasoning'] as const;
 
@@ -28,6 +29,11 @@ export function decodeRoute(value: string | undefined): Route | undefined {
   }
 }
 
-export function identityHeaders(identity: Identity): Record<string, string> {
-  return { [TENANT_HEADER]: identity.tenantId, [KEY_ID_HEADER]: identity.keyId, [REQUEST_ID_HEADER]: identity.requestId };
+export function identityHeaders(identity: Identity, estimatedTokens: number): Record<string, string> {
+  return {
+    [TENANT_HEADER]: identity.tenantId,
+    [KEY_ID_HEADER]: identity.keyId,
+    [REQUEST_ID_HEADER]: identity.requestId,
+    [ESTIMATED_TOKENS_HEADER]: String(estimatedTokens),
+  };
 }

@@ -21,6 +21,8 @@ export interface RouteRequest {
   signal: AbortSignal;
   /** When ingress received the request (ms, performance.now()). */
   receivedAt: number;
+  /** Tokens ingress reserved at admission; the router charges the difference to the real usage. */
+  estimatedTokens: number;
 }
 
 /**

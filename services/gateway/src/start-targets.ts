@@ -3,6 +3,7 @@ import { buildSnapshot, createHttpCatalog, createStaticCatalog, type CatalogSour
 import { loadConfig, type SwitchyardConfig } from '@switchyard/config';
 import { buildIngress } from '@switchyard/ingress';
 import { startSimulator } from '@switchyard/providers';
+import { createMemoryLimiter, createRedisLimiter, type Limiter } from '@switchyard/ratelimit';
 import { buildRouterApp, createMemoryResponseStore, createRedisResponseStore, createRouter, type ResponseStore } from '@switchyard/router';
 import { createHttpForwarder } from '@switchyard/router-client';
 import { createLogger, Metrics, type Logger } from '@switchyard/telemetry';
@@ -64,6 +65,24 @@ function responseStoreFor(env: Record<string, string | undefined>): ResponseStor
   return url === undefined || url === '' ? createMemoryResponseStore() : createRedisResponseStore({ url });
 }
 
+/**
+ * The limiter: Redis-backed and exact across replicas when REDIS_URL is set, else in process.
+ * Store outages follow the catalog's onStoreFailure policy and show in metrics and logs.
+ */
+function limiterFor(env: Record<string, string | undefined>, catalog: CatalogSource, metrics: Metrics, logger: Logger): Limiter {
+  const url = env.REDIS_URL;
+  if (url === undefined || url === '') return createMemoryLimiter();
+  return createRedisLimiter({
+    url,
+    onStoreFailure: catalog.current().snapshot.limits.onStoreFailure,
+    onDegraded: (degraded, error) => {
+      metrics.limiterDegraded.set(degraded ? 1 : 0);
+      if (degraded) logger.error({ err: error }, 'rate-limit store unreachable: onStoreFailure policy in force');
+      else logger.info('rate-limit store reachable again');
+    },
+  });
+}
+
 async function listen(app: FastifyInstance, options: CliOptions, logger: Logger, what: string): Promise<void> {
   const address = await app.listen({ port: options.port, host: options.host });
   logger.info({ address }, `${what} listening`);
@@ -75,10 +94,12 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
   const catalog = createStaticCatalog(snapshot);
   const metrics = new Metrics();
   const simulator = await simulatorFor(catalog);
+  const limiter = limiterFor(env, catalog, metrics, logger);
   const router = createRouter({
     catalog,
     metrics,
     logger,
+    limiter,
     responseStore: responseStoreFor(env),
     ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }),
   });
@@ -88,6 +109,7 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
     forward: router.handle,
     metrics,
     logger,
+    limiter,
     bodyLimit: config.server.bodyLimitBytes,
     isReady: () => !draining,
   });
@@ -106,6 +128,7 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
     close: async () => {
       await app.close();
       await router.close();
+      await limiter.close();
       await simulator?.close();
     },
   };
@@ -118,12 +141,15 @@ async function startIngress(options: CliOptions, env: Record<string, string | un
   });
   const forwarder = createHttpForwarder({ urls: requireEnv(env, 'SWITCHYARD_ROUTER_URL').split(',') });
   const metrics = new Metrics();
+  await catalog.ready();
+  const limiter = limiterFor(env, catalog, metrics, logger);
   let draining = false;
   const app = buildIngress({
     catalog,
     forward: forwarder.handle,
     metrics,
     logger,
+    limiter,
     bodyLimit: DEFAULT_BODY_LIMIT,
     isReady: () => !draining && catalog.isReady(),
   });
@@ -135,6 +161,7 @@ async function startIngress(options: CliOptions, env: Record<string, string | un
     close: async () => {
       await app.close();
       await forwarder.close();
+      await limiter.close();
       await catalog.close();
     },
   };
@@ -148,10 +175,12 @@ async function startRouter(options: CliOptions, env: Record<string, string | und
   await catalog.ready();
   const metrics = new Metrics();
   const simulator = await simulatorFor(catalog);
+  const limiter = limiterFor(env, catalog, metrics, logger);
   const router = createRouter({
     catalog,
     metrics,
     logger,
+    limiter,
     responseStore: responseStoreFor(env),
     ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }),
   });
@@ -165,6 +194,7 @@ async function startRouter(options: CliOptions, env: Record<string, string | und
     close: async () => {
       await app.close();
       await router.close();
+      await limiter.close();
       await simulator?.close();
       await catalog.close();
     },

@@ -1,8 +1,10 @@
 import type { CatalogSource } from '@switchyard/catalog-client';
+import type { Limiter } from '@switchyard/ratelimit';
 import type { RouteHandler } from '@switchyard/router-client';
 import { registerOpsRoutes, type Logger, type Metrics } from '@switchyard/telemetry';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { registerAdmission } from './plugins/admission.ts';
 import { registerAuthenticate } from './plugins/authenticate.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerRawBody } from './plugins/raw-body.ts';
@@ -18,6 +20,7 @@ export interface IngressOptions {
   logger: Logger;
   bodyLimit: number;
   isReady: () => boolean;
+  limiter: Limiter;
 }
 
 /** The public HTTP surface: authenticate, (admit), forward. Returns the app; main() listens. */
@@ -35,6 +38,7 @@ export function buildIngress(options: IngressOptions): FastifyInstance {
   registerErrorHandler(app, options.logger);
   registerOpsRoutes(app, { metrics: options.metrics, isReady: options.isReady });
   registerAuthenticate(app, options.catalog);
+  registerAdmission(app, { limiter: options.limiter, metrics: options.metrics });
   registerModelRoutes(app, options.catalog);
   registerForwardedRoutes(app, options.forward);
   return app;

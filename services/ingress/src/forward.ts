@@ -30,7 +30,8 @@ export async function forward(handler: RouteHandler, request: FastifyRequest, re
         headers,
         query: request.query as Record<string, string>,
         signal: controller.signal,
-        receivedAt: performance.now(),
+        receivedAt: performance.now() - reply.elapsedTime,
+        estimatedTokens: request.estimatedTokens,
       },
       response,
     );

@@ -2,6 +2,7 @@ import { GatewayError } from '@switchyard/canonical';
 import { wireFormats, writeError } from '@switchyard/formats';
 import {
   decodeRoute,
+  ESTIMATED_TOKENS_HEADER,
   KEY_ID_HEADER,
   PASSED_HEADERS,
   QUERY_HEADER,
@@ -54,6 +55,7 @@ export function buildRouterApp(options: { router: Router; metrics: Metrics; isRe
       query: Object.fromEntries(new URLSearchParams(headers[QUERY_HEADER] ?? '')),
       signal: controller.signal,
       receivedAt: performance.now(),
+      estimatedTokens: Number(headers[ESTIMATED_TOKENS_HEADER] ?? 0) || 0,
     };
     void options.router.handle(routeRequest, reply.raw);
   });

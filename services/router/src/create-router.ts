@@ -1,5 +1,6 @@
 import { GatewayError } from '@switchyard/canonical';
-import type { CatalogSource } from '@switchyard/catalog-client';
+import type { CatalogSource, LimitSet } from '@switchyard/catalog-client';
+import type { Limiter } from '@switchyard/ratelimit';
 import { toGatewayError, wireFormats, writeError } from '@switchyard/formats';
 import { resolveEndpoint, UpstreamClient, type UpstreamEndpoint } from '@switchyard/providers';
 import type { RouteHandler, RouteRequest } from '@switchyard/router-client';
@@ -23,6 +24,8 @@ export interface RouterOptions {
   timeouts?: Partial<UpstreamTimeouts>;
   /** Where Responses state lives; in memory when omitted (single instance). */
   responseStore?: ResponseStore;
+  /** Charged with the real token usage once an answer ends (admission reserved an estimate). */
+  limiter?: Limiter;
 }
 
 export interface Router {
@@ -104,7 +107,24 @@ export function createRouter(options: RouterOptions): Router {
       metrics.inflight.dec({ target: 'router' });
     }
     record(request, exchange, outcome);
+    reconcile(request, outcome);
   };
+
+  /** Corrects the TPM window and budgets from the admission estimate to the real usage, streams included. */
+  function reconcile(request: RouteRequest, outcome: ExchangeOutcome): void {
+    const limiter = options.limiter;
+    if (limiter === undefined) return;
+    const index = catalog.current();
+    const { tenantId, keyId } = request.identity;
+    const tenant = index.tenant(tenantId);
+    const key = index.keyOf(tenantId, keyId);
+    if (tenant === undefined || key === undefined || !(countsTokens(tenant.limits) || countsTokens(key.limits))) return;
+    const deltaTokens = outcome.usage.inputTokens + outcome.usage.outputTokens - request.estimatedTokens;
+    if (deltaTokens === 0) return;
+    limiter
+      .reconcile({ tenantId, keyId, tenantLimits: tenant.limits, keyLimits: key.limits, deltaTokens })
+      .catch((error: unknown) => logger.warn({ err: error, requestId: request.identity.requestId }, 'token reconciliation failed'));
+  }
 
   function record(request: RouteRequest, exchange: Exchange | undefined, outcome: ExchangeOutcome): void {
     const format = request.route.format;
@@ -133,4 +153,8 @@ export function createRouter(options: RouterOptions): Router {
       await responseStore.close();
     },
   };
+}
+
+function countsTokens(limits: LimitSet): boolean {
+  return limits.tpm !== undefined || limits.dailyTokens !== undefined || limits.monthlyTokens !== undefined;
 }

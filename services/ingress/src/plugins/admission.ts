@@ -1,0 +1,97 @@
+import { GatewayError } from '@switchyard/canonical';
+import type { AdmissionResult, Limiter, WindowState } from '@switchyard/ratelimit';
+import type { Metrics } from '@switchyard/telemetry';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/**
+ * Input tokens guessed from the body size alone (ingress does not parse bodies): about four
+ * bytes a token for JSON chat payloads. The router reconciles with the real usage when the
+ * answer ends, so the estimate only has to be the right order of magnitude.
+ */
+export function estimateTokensFromBytes(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / 4));
+}
+
+/**
+ * Admission against the tenant's and the key's limits: one limiter call per request, after
+ * authentication and before anything is forwarded. The concurrency slot is released when the
+ * client's response ends or the client goes away.
+ */
+export function registerAdmission(app: FastifyInstance, options: { limiter: Limiter; metrics: Metrics }): void {
+  const { limiter, metrics } = options;
+  app.decorateRequest('estimatedTokens', 0);
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply) => {
+    const principal = request.principal;
+    const operation = request.routeOptions.config.ingress?.operation;
+    // Model lists and stored-response reads cost nothing upstream: they are not rate limited.
+    if (principal === undefined || operation === undefined || !COUNTED.has(operation)) return;
+    const bodyBytes = Buffer.isBuffer(request.body) ? request.body.length : 0;
+    request.estimatedTokens = estimateTokensFromBytes(bodyBytes);
+    const identity = { tenantId: principal.tenant.id, keyId: principal.key.id, requestId: request.id };
+    const result = await limiter.admit({
+      ...identity,
+      tenantLimits: principal.tenant.limits,
+      keyLimits: principal.key.limits,
+      estimatedTokens: request.estimatedTokens,
+    });
+    const headers = rateLimitHeaders(result);
+    if (!result.allowed) {
+      metrics.rateLimited.inc({ tenant: metrics.tenant(principal.tenant.id), limit: result.limit ?? 'unknown' });
+      throw refusal(result, headers);
+    }
+    for (const [name, value] of Object.entries(headers)) reply.raw.setHeader(name, value);
+    reply.raw.once('close', () => {
+      void limiter.release(identity);
+    });
+  });
+}
+
+const COUNTED = new Set(['generate', 'embeddings', 'count-tokens']);
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Tokens reserved at admission; the router reconciles the difference to the real usage. */
+    estimatedTokens: number;
+  }
+}
+
+function refusal(result: AdmissionResult, headers: Record<string, string>): GatewayError {
+  const limit = result.limit ?? 'requests';
+  // Waiting never helps a request larger than the limit, nor an exhausted budget within its period.
+  const final = result.exceedsLimit === true || limit === 'budget';
+  const message =
+    limit === 'budget'
+      ? 'Token budget exhausted for this period.'
+      : result.exceedsLimit === true
+        ? `This request alone exceeds the ${limit} limit.`
+        : `Rate limit reached for ${limit} (${result.scope ?? 'tenant'}). Retry after the indicated time.`;
+  return new GatewayError(final ? 'quota_exhausted' : 'rate_limited', message, {
+    code: final ? 'insufficient_quota' : 'rate_limit_exceeded',
+    limit,
+    headers,
+    ...(final ? {} : { retryAfterSeconds: Math.max(1, Math.ceil(result.retryAfterMs / 1000)) }),
+  });
+}
+
+/** OpenAI-style `x-ratelimit-*` headers (protocols.md §7.4), from the tighter of tenant and key windows. */
+export function rateLimitHeaders(result: AdmissionResult): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const put = (kind: 'requests' | 'tokens', window: WindowState | undefined) => {
+    if (window === undefined) return;
+    headers[`x-ratelimit-limit-${kind}`] = String(window.limit);
+    headers[`x-ratelimit-remaining-${kind}`] = String(window.remaining);
+    headers[`x-ratelimit-reset-${kind}`] = formatDuration(window.resetMs);
+  };
+  put('requests', result.requests);
+  put('tokens', result.tokens);
+  return headers;
+}
+
+/** Durations the way OpenAI writes them: `12ms`, `1s`, `6m0s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  const seconds = Math.ceil(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  return `${Math.floor(seconds / 60)}m${seconds % 60}s`;
+}
