@@ -96,7 +96,13 @@ describe('convertToChatMessages', () => {
           role: 'assistant',
           content: [
             { type: 'reasoning', text: 'hmm', signature: { origin: 'messages', value: 'sig' } },
-            { type: 'tool-call', id: 'toolu_01', name: 'get_weather', arguments: '{"city":"Oslo"}', signature: { origin: 'generate-content', value: 's' } },
+            {
+              type: 'tool-call',
+              id: 'toolu_01',
+              name: 'get_weather',
+              arguments: '{"city":"Oslo"}',
+              signature: { origin: 'generate-content', value: 's' },
+            },
           ],
         },
         { role: 'assistant', content: [{ type: 'refusal', text: 'No.' }] },
@@ -153,7 +159,10 @@ describe('convertToChatMessages', () => {
             },
           ],
         },
-        { role: 'tool', content: [{ type: 'tool-result', callId: 'call_3', content: [{ type: 'image', source: { kind: 'url', url: 'https://x.test/b.png' } }] }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', callId: 'call_3', content: [{ type: 'image', source: { kind: 'url', url: 'https://x.test/b.png' } }] }],
+        },
         { role: 'user', content: [{ type: 'text', text: 'Thanks' }] },
       ]);
       expect(messages).toEqual([

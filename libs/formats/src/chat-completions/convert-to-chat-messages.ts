@@ -113,7 +113,10 @@ function convertToolResult(part: ToolResultPart, movedMedia: ChatUserPart[], war
       texts.push(textPart(item.text));
     } else {
       movedMedia.push(convertMedia(item, warnings));
-      warnOnce(warnings, 'Media in tool results was moved to a user message after the tool results (chat-completions tool messages hold text only).');
+      warnOnce(
+        warnings,
+        'Media in tool results was moved to a user message after the tool results (chat-completions tool messages hold text only).',
+      );
     }
   }
   return { role: 'tool', tool_call_id: part.callId, content: textContent(texts) };
@@ -122,9 +125,9 @@ function convertToolResult(part: ToolResultPart, movedMedia: ChatUserPart[], war
 function convertMedia(part: ImagePart | AudioPart | FilePart, warnings: string[]): ChatUserPart {
   switch (part.type) {
     case 'image': {
-      const detail = part.detail === 'original' ? undefined : part.detail;
-      if (part.detail === 'original') warnOnce(warnings, "Image detail 'original' is not supported by chat-completions and was dropped.");
-      return { type: 'image_url', image_url: { url: imageUrl(part), detail } };
+      if (part.detail !== 'original') return { type: 'image_url', image_url: { url: imageUrl(part), detail: part.detail } };
+      warnOnce(warnings, "Image detail 'original' is not supported by chat-completions and was dropped.");
+      return { type: 'image_url', image_url: { url: imageUrl(part) } };
     }
     case 'audio':
       return { type: 'input_audio', input_audio: { data: part.data, format: audioFormat(part.mediaType) } };
@@ -184,9 +187,8 @@ function textContent(texts: ChatTextPart[]): string | ChatTextPart[] {
 }
 
 function unsupportedPart(part: ContentPart, role: Role): GatewayError {
-  return new GatewayError('invalid_request', `A ${part.type} part cannot be sent in a ${role} message to a chat-completions upstream.`, {
-    param: 'messages',
-  });
+  const message = `A ${part.type} part cannot be sent in a ${role} message to a chat-completions upstream.`;
+  return new GatewayError('invalid_request', message, { param: 'messages' });
 }
 
 function warnOnce(warnings: string[], warning: string): void {

@@ -187,13 +187,16 @@ describe('chat answer → canonical → chat answer', () => {
         completion_tokens_details: { reasoning_tokens: 256 },
       }),
     ],
-    ['a length cut', answer({ content: 'Once upon' }, 'length', {
-      prompt_tokens: 5,
-      completion_tokens: 2,
-      total_tokens: 7,
-      prompt_tokens_details: { cached_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: 0 },
-    })],
+    [
+      'a length cut',
+      answer({ content: 'Once upon' }, 'length', {
+        prompt_tokens: 5,
+        completion_tokens: 2,
+        total_tokens: 7,
+        prompt_tokens_details: { cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0 },
+      }),
+    ],
   ])('should reproduce %s', (_name, original) => {
     expect(responseFromCanonical(responseToCanonical(original), { model: 'o4-mini', requestId: 'r' })).toEqual(original);
   });

@@ -89,9 +89,13 @@ describe('createStreamDecoder', () => {
   });
 
   it('should read the newer `reasoning` field as reasoning too, and skip empty deltas', () => {
-    expect(decode(chunk({ role: 'assistant', content: '' }), chunk({ reasoning: 'hmm', content: null }), chunk({}, { finish_reason: 'stop' }), done).slice(1, -1)).toEqual([
-      { type: 'reasoning-delta', text: 'hmm' },
-    ]);
+    const parts = decode(
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ reasoning: 'hmm', content: null }),
+      chunk({}, { finish_reason: 'stop' }),
+      done,
+    );
+    expect(parts.slice(1, -1)).toEqual([{ type: 'reasoning-delta', text: 'hmm' }]);
   });
 
   it.each([
@@ -107,7 +111,8 @@ describe('createStreamDecoder', () => {
   });
 
   it('should keep the upstream error fields of an error chunk', () => {
-    const parts = decode(chunk({ content: 'x' }), { data: '{"error":{"message":"Rate limited","type":"requests","param":null,"code":"rate_limit_exceeded"}}' });
+    const error = { message: 'Rate limited', type: 'requests', param: null, code: 'rate_limit_exceeded' };
+    const parts = decode(chunk({ content: 'x' }), { data: JSON.stringify({ error }) });
     expect(parts.at(-1)).toMatchObject({
       type: 'error',
       error: { kind: 'upstream_error', message: 'Rate limited', upstreamType: 'requests', code: 'rate_limit_exceeded' },

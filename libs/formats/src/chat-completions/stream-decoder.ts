@@ -43,7 +43,11 @@ export function createStreamDecoder(): StreamDecoder {
 
   function finish(parts: StreamPart[]): void {
     closeCalls(parts);
-    parts.push({ type: 'finish', finishReason: finishReason ?? mapToCanonicalFinishReason(undefined), usage: usage ?? missingUsage() });
+    parts.push({
+      type: 'finish',
+      finishReason: finishReason ?? mapToCanonicalFinishReason(undefined),
+      usage: usage ?? missingUsage(),
+    });
     ended = true;
   }
 

@@ -78,9 +78,10 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
               ',"arguments":""}}]}',
           );
         case 'tool-call-delta':
-          return part.argumentsDelta === ''
-            ? ''
-            : chunk('{"tool_calls":[{"index":' + part.index + ',"function":{"arguments":' + JSON.stringify(part.argumentsDelta) + '}}]}');
+          if (part.argumentsDelta === '') return '';
+          return chunk(
+            '{"tool_calls":[{"index":' + part.index + ',"function":{"arguments":' + JSON.stringify(part.argumentsDelta) + '}}]}',
+          );
         case 'finish':
           return finish(part);
         case 'error':
