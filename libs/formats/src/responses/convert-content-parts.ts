@@ -10,19 +10,17 @@ type InputImagePart = Extract<MessageContentPart, { type: 'input_image' }>;
 
 export function contentPartToCanonical(part: MessageContentPart, param: string): ContentPart {
   switch (part.type) {
-    case 'input_text':
     case 'output_text':
       return { type: 'text', text: part.text };
     case 'refusal':
       return { type: 'refusal', text: part.refusal };
-    case 'input_image':
-      return imageToCanonical(part, param);
-    case 'input_file':
-      return fileToCanonical(part, param);
+    default:
+      return inputPartToCanonical(part, param);
   }
 }
 
-export function toolOutputPartToCanonical(part: ToolOutputPart, param: string): TextPart | ImagePart | FilePart {
+/** The input part types, which are also what a function_call_output may hold. */
+export function inputPartToCanonical(part: ToolOutputPart, param: string): TextPart | ImagePart | FilePart {
   switch (part.type) {
     case 'input_text':
       return { type: 'text', text: part.text };

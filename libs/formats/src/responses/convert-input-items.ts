@@ -1,6 +1,6 @@
 import { GatewayError } from '@switchyard/canonical';
 import type { CanonicalMessage, ContentPart, Role, ToolResultPart } from '@switchyard/canonical';
-import { contentPartToCanonical, toolOutputPartToCanonical } from './convert-content-parts.ts';
+import { contentPartToCanonical, inputPartToCanonical } from './convert-content-parts.ts';
 import { reasoningToCanonical } from './convert-reasoning.ts';
 import { isRepresentableItem, type InputItem, type RepresentableInputItem } from './schema.ts';
 
@@ -65,7 +65,7 @@ function toolResult(item: FunctionCallOutputItem, name: string | undefined, para
   const content =
     typeof item.output === 'string'
       ? item.output
-      : item.output.map((part, partIndex) => toolOutputPartToCanonical(part, `${param}.output[${partIndex}]`));
+      : item.output.map((part, partIndex) => inputPartToCanonical(part, `${param}.output[${partIndex}]`));
   const part: ToolResultPart = { type: 'tool-result', callId: item.call_id, content };
   if (name !== undefined) part.name = name;
   return part;

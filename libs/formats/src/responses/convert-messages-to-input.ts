@@ -78,7 +78,6 @@ function messageItem(role: MessageRole, parts: ContentPart[], messageIndex: numb
 function inputPart(part: ContentPart, param: string): InputContentPart {
   switch (part.type) {
     case 'text':
-      return { type: 'input_text', text: part.text };
     case 'refusal':
       return { type: 'input_text', text: part.text };
     case 'image':

@@ -35,6 +35,8 @@ const CANONICAL_FIELDS: ReadonlySet<string> = new Set([
   'safety_identifier',
 ]);
 
+type Fields = Record<string, unknown>;
+
 /** The Responses API rejects smaller values (protocols.md §7.2). */
 const MIN_MAX_OUTPUT_TOKENS = 16;
 
@@ -83,8 +85,8 @@ export function requestToCanonical(body: unknown, context: RequestContext): Cano
  * fields, hosted tools, the parts of `text` and `reasoning` beside format and effort (verbosity,
  * the summary style), and `user` when `safety_identifier` took the canonical slot.
  */
-function vendorFields(parsed: RequestBody, tools: CanonicalToolSettings): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
+function vendorFields(parsed: RequestBody, tools: CanonicalToolSettings): Fields {
+  const fields: Fields = {};
   for (const [key, value] of Object.entries(parsed)) {
     if (!CANONICAL_FIELDS.has(key) && value !== undefined) fields[key] = value;
   }
@@ -97,8 +99,6 @@ function vendorFields(parsed: RequestBody, tools: CanonicalToolSettings): Record
   if (parsed.user != null && parsed.safety_identifier != null) fields['user'] = parsed.user;
   return fields;
 }
-
-type Fields = Record<string, unknown>;
 
 function withoutKey(value: Fields | null | undefined, key: string): Fields | undefined {
   if (value == null) return undefined;
@@ -120,7 +120,7 @@ export function requestFromCanonical(request: CanonicalRequest, target: Upstream
   const vendor = request.extensions?.format === 'responses' ? request.extensions.fields : {};
   // No `store` and no `previous_response_id`: Switchyard keeps conversation state itself and has
   // already expanded previous_response_id into the full history, which is sent every time.
-  const body: Record<string, unknown> = {
+  const body: Fields = {
     ...vendor,
     model: target.model,
     input: convertMessagesToInput(request.messages, warn),
@@ -172,7 +172,7 @@ function warnAboutDropped(request: CanonicalRequest, warn: (warning: string) => 
     warn('presence/frequency penalties were dropped: the Responses API has none.');
   }
   if (request.outputModalities?.some((modality) => modality !== 'text') === true) {
-    warn('Only text output was requested: this upstream answers with text.');
+    warn('Image and audio output were dropped: this upstream answers with text only.');
   }
 }
 
@@ -180,6 +180,6 @@ function arrayField(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-function recordField(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+function recordField(value: unknown): Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Fields) : {};
 }
