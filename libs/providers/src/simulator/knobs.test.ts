@@ -224,13 +224,15 @@ describe('pacing', () => {
 
   it('should open the stream before ttft_ms and space events by chunk_delay_ms', async () => {
     const started = performance.now();
-    const stream = await openai.chat.completions.create({ ...chat('x [[sim:ttft_ms=60,chunk_delay_ms=10,words=5]]'), stream: true });
+    const stream = await openai.chat.completions.create({ ...chat('x [[sim:ttft_ms=150,chunk_delay_ms=10,words=5]]'), stream: true });
     const headersAt = performance.now() - started;
-    await drain(stream);
+    let firstEventAt: number | undefined;
+    for await (const _chunk of stream) firstEventAt ??= performance.now() - started;
     const total = performance.now() - started;
-    expect(headersAt).toBeLessThan(50);
-    // ttft + (role, 5 words, finish, [DONE]) − 1 gaps of 10 ms.
-    expect(total).toBeGreaterThanOrEqual(60 + 7 * 10 - 5);
+    // Lower bounds only: a loaded machine may add delay, never remove it.
+    expect((firstEventAt ?? 0) - headersAt).toBeGreaterThanOrEqual(140);
+    // After the role chunk: 5 words, finish and [DONE], each 10 ms apart.
+    expect(total - (firstEventAt ?? 0)).toBeGreaterThanOrEqual(7 * 10 - 5);
   });
 
   it('should count a client that leaves mid-stream as an aborted stream', async () => {
@@ -245,7 +247,8 @@ describe('pacing', () => {
         for await (const _chunk of stream) controller.abort();
       })(),
     );
-    const deadline = performance.now() + 100;
+    // The count must follow the close promptly; the bound is loose so a loaded machine passes.
+    const deadline = performance.now() + 1000;
     while (simulator.stats().abortedStreams === before.abortedStreams && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }

@@ -43,6 +43,23 @@ describe('chat completions', () => {
     expect(first.usage).toMatchObject({ prompt_tokens: Math.ceil(content.length / 4), completion_tokens: 12 });
   });
 
+  it('should accept images and count them in the input', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'sim-chat',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Describe this' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ],
+    });
+    expect(completion.choices[0]?.message.content?.startsWith('Simulated reply to: Describe this.')).toBe(true);
+    expect(completion.usage?.prompt_tokens).toBe(Math.ceil('Describe this'.length / 4) + 85);
+  });
+
   it('should stream one word per chunk and a usage chunk when include_usage is set', async () => {
     const messages = [{ role: 'user' as const, content: 'Stream please' }];
     const whole = await client.chat.completions.create({ model: 'sim-chat', messages });
