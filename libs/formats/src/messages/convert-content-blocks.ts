@@ -73,15 +73,24 @@ function convertDocumentBlock(block: DocumentBlock): FilePart {
   return part;
 }
 
-/** Blocks the canonical model has no place for (server-tool history, citations sources, future kinds) are dropped. */
+function convertMediaBlock(block: Extract<ContentBlock, { type: 'text' | 'image' | 'document' }>): TextPart | ImagePart | FilePart {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image':
+      return { type: 'image', source: convertImageSource(block.source) };
+    case 'document':
+      return convertDocumentBlock(block);
+  }
+}
+
+/** Blocks the canonical model has no place for (search results, tool references, future kinds) are dropped. */
 export function convertToolResultContentToCanonical(content: string | ToolResultContentBlock[] | undefined): ToolResultPart['content'] {
   if (content === undefined) return '';
   if (typeof content === 'string') return content;
   const parts: Array<TextPart | ImagePart | FilePart> = [];
   for (const block of content) {
-    if (block.type === 'text') parts.push({ type: 'text', text: block.text });
-    else if (block.type === 'image') parts.push({ type: 'image', source: convertImageSource(block.source) });
-    else if (block.type === 'document') parts.push(convertDocumentBlock(block));
+    if (block.type !== 'unsupported') parts.push(convertMediaBlock(block));
   }
   return parts;
 }
@@ -94,11 +103,9 @@ export function convertToolResultContentToCanonical(content: string | ToolResult
 export function convertContentBlockToPart(block: Exclude<ContentBlock, { type: 'tool_result' }>): ContentPart | undefined {
   switch (block.type) {
     case 'text':
-      return { type: 'text', text: block.text };
     case 'image':
-      return { type: 'image', source: convertImageSource(block.source) };
     case 'document':
-      return convertDocumentBlock(block);
+      return convertMediaBlock(block);
     case 'tool_use':
       return { type: 'tool-call', id: block.id, name: block.name, arguments: stringifyToolArguments(block.input) };
     case 'thinking':

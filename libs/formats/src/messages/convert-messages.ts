@@ -15,7 +15,7 @@ export interface MessagesTurn {
 }
 
 /** Sent when a conversation has no user turn to start with; messages requires one (protocols.md §12.2). */
-export const CONTINUE_PROMPT = '(continue)';
+const CONTINUE_PROMPT = '(continue)';
 
 // ── messages → canonical ────────────────────────────────────────────────────────────────
 

@@ -2,9 +2,8 @@ import { z } from 'zod';
 
 /**
  * The messages request as zod sees it (protocols.md §5.1–5.3). Objects are loose: vendors add
- * fields every month and unknown ones are kept, never rejected. Block and tool-choice variants
- * the API defines are checked precisely; block types Switchyard does not know (server-tool
- * history, future kinds) pass as `unsupported` so the decoder can decide what to do with them.
+ * fields every month and unknown ones (`cache_control`, `citations`, `context` …) are kept,
+ * never rejected; only fields the decoder reads are declared.
  */
 
 /**
@@ -27,25 +26,18 @@ function stringOr<T extends z.ZodType>(schema: T) {
   });
 }
 
-const cacheControl = z.looseObject({ type: z.string(), ttl: z.string().optional() });
-
-export const textBlockSchema = z.looseObject({
-  type: z.literal('text'),
-  text: z.string(),
-  cache_control: cacheControl.nullish(),
-});
+const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
 
 const base64Source = z.looseObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() });
 const urlSource = z.looseObject({ type: z.literal('url'), url: z.string() });
 const fileSource = z.looseObject({ type: z.literal('file'), file_id: z.string() });
 
-export const imageBlockSchema = z.looseObject({
+const imageBlockSchema = z.looseObject({
   type: z.literal('image'),
   source: z.discriminatedUnion('type', [base64Source, urlSource, fileSource]),
-  cache_control: cacheControl.nullish(),
 });
 
-export const documentBlockSchema = z.looseObject({
+const documentBlockSchema = z.looseObject({
   type: z.literal('document'),
   source: z.discriminatedUnion('type', [
     base64Source,
@@ -55,8 +47,6 @@ export const documentBlockSchema = z.looseObject({
     z.looseObject({ type: z.literal('content'), content: stringOr(z.array(textBlockSchema)) }),
   ]),
   title: z.string().nullish(),
-  context: z.string().nullish(),
-  cache_control: cacheControl.nullish(),
 });
 
 const toolUseBlockSchema = z.looseObject({
@@ -66,19 +56,22 @@ const toolUseBlockSchema = z.looseObject({
   input: z.unknown(),
 });
 
+/**
+ * A content block checked by the schema for its `type`. Types not listed pass as `unsupported`
+ * (server-tool history, future kinds) for the decoder to drop, instead of failing the request.
+ */
+function blockOf<Schemas extends Record<string, z.ZodType>>(schemas: Schemas) {
+  return z
+    .looseObject({ type: z.string() })
+    .transform((block, context): z.output<Schemas[keyof Schemas]> | { type: 'unsupported'; original: string } => {
+      const schema: z.ZodType | undefined = Object.hasOwn(schemas, block.type) ? schemas[block.type] : undefined;
+      if (schema === undefined) return { type: 'unsupported', original: block.type };
+      return parseInto(schema, block, context) as z.output<Schemas[keyof Schemas]>;
+    });
+}
+
 /** What a tool_result may hold that the canonical model can carry (protocols.md §5.2). */
-const toolResultContentBlock = z.looseObject({ type: z.string() }).transform((block, context) => {
-  switch (block.type) {
-    case 'text':
-      return parseInto(textBlockSchema, block, context);
-    case 'image':
-      return parseInto(imageBlockSchema, block, context);
-    case 'document':
-      return parseInto(documentBlockSchema, block, context);
-    default:
-      return { type: 'unsupported' as const, original: block.type };
-  }
-});
+const toolResultContentBlock = blockOf({ text: textBlockSchema, image: imageBlockSchema, document: documentBlockSchema });
 
 const toolResultBlockSchema = z.looseObject({
   type: z.literal('tool_result'),
@@ -90,25 +83,14 @@ const toolResultBlockSchema = z.looseObject({
 const thinkingBlockSchema = z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() });
 const redactedThinkingBlockSchema = z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() });
 
-export const contentBlockSchema = z.looseObject({ type: z.string() }).transform((block, context) => {
-  switch (block.type) {
-    case 'text':
-      return parseInto(textBlockSchema, block, context);
-    case 'image':
-      return parseInto(imageBlockSchema, block, context);
-    case 'document':
-      return parseInto(documentBlockSchema, block, context);
-    case 'tool_use':
-      return parseInto(toolUseBlockSchema, block, context);
-    case 'tool_result':
-      return parseInto(toolResultBlockSchema, block, context);
-    case 'thinking':
-      return parseInto(thinkingBlockSchema, block, context);
-    case 'redacted_thinking':
-      return parseInto(redactedThinkingBlockSchema, block, context);
-    default:
-      return { type: 'unsupported' as const, original: block.type };
-  }
+const contentBlockSchema = blockOf({
+  text: textBlockSchema,
+  image: imageBlockSchema,
+  document: documentBlockSchema,
+  tool_use: toolUseBlockSchema,
+  tool_result: toolResultBlockSchema,
+  thinking: thinkingBlockSchema,
+  redacted_thinking: redactedThinkingBlockSchema,
 });
 
 const messageSchema = z.looseObject({
@@ -186,7 +168,6 @@ export const messagesResponseSchema = z.looseObject({
 });
 
 export type CountTokensRequest = z.output<typeof countTokensRequestSchema>;
-export type MessagesRequest = z.output<typeof messagesRequestSchema>;
 export type MessageParam = z.output<typeof messageSchema>;
 export type ContentBlock = z.output<typeof contentBlockSchema>;
 export type ToolResultContentBlock = z.output<typeof toolResultContentBlock>;
