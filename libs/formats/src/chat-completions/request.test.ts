@@ -111,6 +111,7 @@ describe('requestToCanonical', () => {
       audio: { voice: 'alloy', format: 'wav' },
       service_tier: 'flex',
       store: true,
+      metadata: { team: 'search' },
       stream_options: { include_usage: false, include_obfuscation: false },
       brand_new_field: { x: 1 },
     });
@@ -125,6 +126,7 @@ describe('requestToCanonical', () => {
         audio: { voice: 'alloy', format: 'wav' },
         service_tier: 'flex',
         store: true,
+        metadata: { team: 'search' },
         stream_options: { include_obfuscation: false },
         brand_new_field: { x: 1 },
       },
@@ -187,6 +189,12 @@ describe('requestFromCanonical', () => {
   it('should ignore n and previous-response state', () => {
     const { body } = requestFromCanonical({ ...base, n: 3, previousResponseId: 'resp_1', store: true }, { model: 'u' });
     expect(Object.keys(body).filter((key) => body[key] !== undefined)).toEqual(['model', 'messages']);
+  });
+
+  it('should drop metadata with a warning, as chat refuses it without stored completions', () => {
+    const { body, warnings } = requestFromCanonical({ ...base, metadata: { user_id: 'u' } }, { model: 'u' });
+    expect(body).not.toHaveProperty('metadata');
+    expect(warnings).toEqual(['metadata is not supported by chat-completions and was dropped.']);
   });
 
   it('should drop top_k with a warning', () => {

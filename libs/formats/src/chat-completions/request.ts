@@ -34,7 +34,6 @@ const CANONICAL_FIELDS = new Set([
   'reasoning_effort',
   'user',
   'safety_identifier',
-  'metadata',
 ]);
 
 /** Extension fields the encoder merges rather than copies. */
@@ -73,7 +72,6 @@ export function requestToCanonical(body: unknown, context: RequestContext): Cano
     responseFormat: chat.response_format == null ? undefined : convertToCanonicalResponseFormat(chat.response_format),
     reasoning: chat.reasoning_effort == null ? undefined : { effort: chat.reasoning_effort },
     user: chat.user ?? chat.safety_identifier ?? undefined,
-    metadata: chat.metadata ?? undefined,
     stream: context.stream ?? chat.stream ?? false,
     includeUsage: includeUsage ?? undefined,
     extensions: Object.keys(fields).length > 0 ? { format: FORMAT, fields } : undefined,
@@ -88,6 +86,9 @@ export function requestFromCanonical(request: CanonicalRequest, target: Upstream
   const warnings: string[] = [];
   const fields = request.extensions?.format === FORMAT ? request.extensions.fields : undefined;
   if (request.topK !== undefined) warnings.push('top_k is not supported by chat-completions and was dropped.');
+  // Chat `metadata` tags stored completions and is refused without `store: true`, so chat's own
+  // travels as an extension with its `store`, and other formats' metadata stays here.
+  if (request.metadata !== undefined) warnings.push('metadata is not supported by chat-completions and was dropped.');
   if (request.outputModalities?.some((modality) => modality !== 'text')) {
     throw new GatewayError('invalid_request', 'This model answers with text only; image or audio output cannot be requested.');
   }
@@ -108,7 +109,6 @@ export function requestFromCanonical(request: CanonicalRequest, target: Upstream
     response_format: request.responseFormat && convertToChatResponseFormat(request.responseFormat),
     reasoning_effort: request.reasoning && reasoningEffort(request.reasoning),
     user: request.user,
-    metadata: request.metadata,
   };
   if (request.stream) {
     body.stream = true;

@@ -146,7 +146,6 @@ export const chatRequestSchema = z.looseObject({
   reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']).nullish(),
   user: z.string().nullish(),
   safety_identifier: z.string().nullish(),
-  metadata: z.record(z.string(), z.string()).nullish(),
 });
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
