@@ -31,15 +31,24 @@ function totalOutput(usage: PlannedUsage): number {
   return usage.output + usage.reasoning;
 }
 
-function contentBlocks(plan: ReplyPlan, context: RenderContext): JsonRecord[] {
-  const blocks: JsonRecord[] = [];
-  if (plan.reasoningText !== '') blocks.push({ type: 'thinking', thinking: plan.reasoningText, signature: `sig-${plan.signature}` });
+/** A final content block with the deltas that stream it. */
+interface BlockEntry {
+  block: JsonRecord;
+  pieces: string[];
+}
+
+function contentEntries(plan: ReplyPlan, context: RenderContext): BlockEntry[] {
+  const entries: BlockEntry[] = [];
+  if (plan.reasoningText !== '') {
+    entries.push({ block: { type: 'thinking', thinking: plan.reasoningText, signature: `sig-${plan.signature}` }, pieces: plan.reasoningPieces });
+  }
   // The API never sends an empty text block (and rejects one on input).
-  if (plan.text !== '') blocks.push({ type: 'text', text: plan.text });
+  if (plan.text !== '') entries.push({ block: { type: 'text', text: plan.text }, pieces: plan.textPieces });
   plan.toolCalls.forEach((call, index) => {
-    blocks.push({ type: 'tool_use', id: `toolu_${context.id}_${index}`, name: call.name, input: call.arguments });
+    const block = { type: 'tool_use', id: `toolu_${context.id}_${index}`, name: call.name, input: call.arguments };
+    entries.push({ block, pieces: call.argumentPieces });
   });
-  return blocks;
+  return entries;
 }
 
 function renderBody(plan: ReplyPlan, context: RenderContext): string {
@@ -49,7 +58,7 @@ function renderBody(plan: ReplyPlan, context: RenderContext): string {
     type: 'message',
     role: 'assistant',
     model: context.request.model,
-    content: contentBlocks(plan, context),
+    content: contentEntries(plan, context).map((entry) => entry.block),
     stop_reason: STOP_REASONS[plan.finish],
     stop_sequence: plan.stopSequence ?? null,
     usage: { ...renderUsage(usage, totalOutput(usage)), service_tier: 'standard' },
@@ -57,32 +66,31 @@ function renderBody(plan: ReplyPlan, context: RenderContext): string {
 }
 
 /** Start, deltas and stop of one block (protocols.md §5.5). */
-function blockEvents(block: JsonRecord, index: number, plan: ReplyPlan, callIndex: number): JsonRecord[] {
+function blockEvents({ block, pieces }: BlockEntry, index: number): JsonRecord[] {
   const delta = (payload: JsonRecord) => ({ type: 'content_block_delta', index, delta: payload });
-  const events: JsonRecord[] = [];
+  const start = (shell: JsonRecord) => ({ type: 'content_block_start', index, content_block: shell });
+  const stop = { type: 'content_block_stop', index };
   if (block.type === 'thinking') {
-    events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-    for (const piece of plan.reasoningPieces) events.push(delta({ type: 'thinking_delta', thinking: piece }));
-    events.push(delta({ type: 'signature_delta', signature: block.signature }));
-  } else if (block.type === 'text') {
-    events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-    for (const piece of plan.textPieces) events.push(delta({ type: 'text_delta', text: piece }));
-  } else {
-    events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
-    // The API's first fragment is usually empty; clients must cope, so the simulator does it too.
-    events.push(delta({ type: 'input_json_delta', partial_json: '' }));
-    for (const piece of plan.toolCalls[callIndex]?.argumentPieces ?? []) {
-      events.push(delta({ type: 'input_json_delta', partial_json: piece }));
-    }
+    return [
+      start({ type: 'thinking', thinking: '', signature: '' }),
+      ...pieces.map((thinking) => delta({ type: 'thinking_delta', thinking })),
+      delta({ type: 'signature_delta', signature: block.signature }),
+      stop,
+    ];
   }
-  events.push({ type: 'content_block_stop', index });
-  return events;
+  if (block.type === 'text') {
+    return [start({ type: 'text', text: '' }), ...pieces.map((text) => delta({ type: 'text_delta', text })), stop];
+  }
+  return [
+    start({ ...block, input: {} }),
+    // The API's first fragment is usually empty; clients must cope, so the simulator does it too.
+    ...['', ...pieces].map((partial_json) => delta({ type: 'input_json_delta', partial_json })),
+    stop,
+  ];
 }
 
 function renderEvents(plan: ReplyPlan, context: RenderContext): string[] {
   const usage = plan.usage ?? NO_USAGE;
-  const blocks = contentBlocks(plan, context);
-  const firstCall = blocks.findIndex((block) => block.type === 'tool_use');
   const start = {
     type: 'message_start',
     message: {
@@ -97,7 +105,7 @@ function renderEvents(plan: ReplyPlan, context: RenderContext): string[] {
       usage: renderUsage(usage, Math.min(1, totalOutput(usage))),
     },
   };
-  const blockStream = blocks.flatMap((block, index) => blockEvents(block, index, plan, index - firstCall));
+  const blockStream = contentEntries(plan, context).flatMap(blockEvents);
   // The API pings early, right after the first block opens.
   blockStream.splice(blockStream.length === 0 ? 0 : 1, 0, { type: 'ping' });
   const events: JsonRecord[] = [

@@ -38,22 +38,31 @@ function messageItem(plan: ReplyPlan, context: RenderContext): JsonRecord {
   };
 }
 
-function functionCallItems(plan: ReplyPlan, context: RenderContext): JsonRecord[] {
-  return plan.toolCalls.map((call, index) => ({
-    id: `fc_${context.id}_${index}`,
-    type: 'function_call',
-    status: 'completed',
-    call_id: `call_${context.id}_${index}`,
-    name: call.name,
-    arguments: call.argumentsJson,
-  }));
+/** A final output item with the deltas that stream it and the full text they add up to. */
+interface OutputEntry {
+  item: JsonRecord;
+  pieces: string[];
+  text: string;
 }
 
-function outputItems(plan: ReplyPlan, context: RenderContext): JsonRecord[] {
-  const items = plan.reasoningText === '' ? [] : [reasoningItem(plan, context)];
-  if (plan.toolCalls.length > 0) items.push(...functionCallItems(plan, context));
-  else items.push(messageItem(plan, context));
-  return items;
+function outputEntries(plan: ReplyPlan, context: RenderContext): OutputEntry[] {
+  const entries: OutputEntry[] = [];
+  if (plan.reasoningText !== '') {
+    entries.push({ item: reasoningItem(plan, context), pieces: plan.reasoningPieces, text: plan.reasoningText });
+  }
+  plan.toolCalls.forEach((call, index) => {
+    const item = {
+      id: `fc_${context.id}_${index}`,
+      type: 'function_call',
+      status: 'completed',
+      call_id: `call_${context.id}_${index}`,
+      name: call.name,
+      arguments: call.argumentsJson,
+    };
+    entries.push({ item, pieces: call.argumentPieces, text: call.argumentsJson });
+  });
+  if (plan.toolCalls.length === 0) entries.push({ item: messageItem(plan, context), pieces: plan.textPieces, text: plan.text });
+  return entries;
 }
 
 /** protocols.md §4.2; `output` and `usage` are empty until the terminal event. */
@@ -85,54 +94,54 @@ function responseObject(plan: ReplyPlan, context: RenderContext, output: JsonRec
 }
 
 function renderBody(plan: ReplyPlan, context: RenderContext): string {
-  return JSON.stringify(responseObject(plan, context, outputItems(plan, context)));
+  return JSON.stringify(responseObject(plan, context, outputEntries(plan, context).map((entry) => entry.item)));
 }
 
 /** The events that open, fill and close one output item (protocols.md §4.4). */
-function itemEvents(item: JsonRecord, outputIndex: number, plan: ReplyPlan, callIndex: number): JsonRecord[] {
-  const itemId = item.id;
-  const at = { item_id: itemId, output_index: outputIndex };
+function itemEvents({ item, pieces, text }: OutputEntry, outputIndex: number): JsonRecord[] {
+  const at = { item_id: item.id, output_index: outputIndex };
+  const added = (shell: JsonRecord) => ({ type: 'response.output_item.added', output_index: outputIndex, item: shell });
+  const done = { type: 'response.output_item.done', output_index: outputIndex, item };
   if (item.type === 'reasoning') {
-    const summaryPart = (text: string) => ({ type: 'summary_text', text });
+    const summary = { ...at, summary_index: 0 };
+    const summaryPart = (partText: string) => ({ type: 'summary_text', text: partText });
     return [
-      { type: 'response.output_item.added', output_index: outputIndex, item: { id: itemId, type: 'reasoning', summary: [] } },
-      { type: 'response.reasoning_summary_part.added', ...at, summary_index: 0, part: summaryPart('') },
-      ...plan.reasoningPieces.map((delta) => ({ type: 'response.reasoning_summary_text.delta', ...at, summary_index: 0, delta })),
-      { type: 'response.reasoning_summary_text.done', ...at, summary_index: 0, text: plan.reasoningText },
-      { type: 'response.reasoning_summary_part.done', ...at, summary_index: 0, part: summaryPart(plan.reasoningText) },
-      { type: 'response.output_item.done', output_index: outputIndex, item },
+      added({ id: item.id, type: 'reasoning', summary: [] }),
+      { type: 'response.reasoning_summary_part.added', ...summary, part: summaryPart('') },
+      ...pieces.map((delta) => ({ type: 'response.reasoning_summary_text.delta', ...summary, delta })),
+      { type: 'response.reasoning_summary_text.done', ...summary, text },
+      { type: 'response.reasoning_summary_part.done', ...summary, part: summaryPart(text) },
+      done,
     ];
   }
   if (item.type === 'function_call') {
-    const call = plan.toolCalls[callIndex];
     return [
-      { type: 'response.output_item.added', output_index: outputIndex, item: { ...item, arguments: '', status: 'in_progress' } },
-      ...(call?.argumentPieces ?? []).map((delta) => ({ type: 'response.function_call_arguments.delta', ...at, delta })),
-      { type: 'response.function_call_arguments.done', ...at, arguments: item.arguments, name: item.name },
-      { type: 'response.output_item.done', output_index: outputIndex, item },
+      added({ ...item, arguments: '', status: 'in_progress' }),
+      ...pieces.map((delta) => ({ type: 'response.function_call_arguments.delta', ...at, delta })),
+      { type: 'response.function_call_arguments.done', ...at, arguments: text, name: item.name },
+      done,
     ];
   }
-  const textPart = (text: string) => ({ type: 'output_text', text, annotations: [], logprobs: [] });
   const part = { ...at, content_index: 0 };
+  const textPart = (partText: string) => ({ type: 'output_text', text: partText, annotations: [], logprobs: [] });
   return [
-    { type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', content: [] } },
+    added({ ...item, status: 'in_progress', content: [] }),
     { type: 'response.content_part.added', ...part, part: textPart('') },
-    ...plan.textPieces.map((delta) => ({ type: 'response.output_text.delta', ...part, delta, logprobs: [] })),
-    { type: 'response.output_text.done', ...part, text: plan.text, logprobs: [] },
-    { type: 'response.content_part.done', ...part, part: textPart(plan.text) },
-    { type: 'response.output_item.done', output_index: outputIndex, item },
+    ...pieces.map((delta) => ({ type: 'response.output_text.delta', ...part, delta, logprobs: [] })),
+    { type: 'response.output_text.done', ...part, text, logprobs: [] },
+    { type: 'response.content_part.done', ...part, part: textPart(text) },
+    done,
   ];
 }
 
 function renderEvents(plan: ReplyPlan, context: RenderContext): string[] {
-  const output = outputItems(plan, context);
+  const entries = outputEntries(plan, context);
   const inProgress = responseObject(plan, context, undefined);
-  const final = responseObject(plan, context, output);
-  const firstCall = output.findIndex((item) => item.type === 'function_call');
+  const final = responseObject(plan, context, entries.map((entry) => entry.item));
   const events: JsonRecord[] = [
     { type: 'response.created', response: inProgress },
     { type: 'response.in_progress', response: inProgress },
-    ...output.flatMap((item, index) => itemEvents(item, index, plan, index - firstCall)),
+    ...entries.flatMap(itemEvents),
     { type: final.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: final },
   ];
   return events.map(({ type, ...rest }, sequence) =>
