@@ -1,14 +1,15 @@
 import type { CanonicalRequest } from '@switchyard/canonical';
 import { describe, expect, it } from 'vitest';
+import type { MessagesTurn } from './convert-messages.ts';
 import { encodeThinking } from './convert-thinking.ts';
 
 function request(extra: Partial<CanonicalRequest>): CanonicalRequest {
   return { model: 'm', messages: [], stream: false, ...extra };
 }
 
-function run(extra: Partial<CanonicalRequest>, maxTokens: number, modelLimit?: number) {
+function run(extra: Partial<CanonicalRequest>, maxTokens: number, modelLimit?: number, turns: MessagesTurn[] = []) {
   const warnings: string[] = [];
-  return { ...encodeThinking(request(extra), maxTokens, modelLimit, warnings), warnings };
+  return { ...encodeThinking(request(extra), turns, maxTokens, modelLimit, warnings), warnings };
 }
 
 describe('encodeThinking', () => {
@@ -53,5 +54,21 @@ describe('encodeThinking', () => {
         warnings: ['Reasoning was dropped: messages does not allow thinking while a tool choice is forced.'],
       });
     }
+  });
+
+  it('should drop thinking when the tool loop in progress has no thinking block to replay', () => {
+    const toolUse = { type: 'tool_use', id: 'c1', name: 'f', input: {} } as const;
+    const result: MessagesTurn = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1' }] };
+    const withoutThinking: MessagesTurn[] = [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }, { role: 'assistant', content: [toolUse] }, result];
+    expect(run({ reasoning: { effort: 'low' } }, 8000, undefined, withoutThinking)).toEqual({
+      maxTokens: 8000,
+      warnings: ['Reasoning was dropped: the last assistant tool call has no messages thinking block to replay.'],
+    });
+    const withThinking: MessagesTurn[] = [
+      { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'Hmm.', signature: 'sig' }, toolUse] },
+      result,
+    ];
+    expect(run({ reasoning: { effort: 'low' } }, 8000, undefined, withThinking).thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
   });
 });

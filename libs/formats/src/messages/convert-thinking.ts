@@ -1,5 +1,6 @@
 import type { CanonicalRequest, ReasoningOptions } from '@switchyard/canonical';
 import { budgetForEffort, effortForBudget, reasoningBudget } from '../shared/index.ts';
+import type { MessagesTurn } from './convert-messages.ts';
 import type { OutputConfigParam, ThinkingParam } from './schema.ts';
 
 /** The API minimum for `budget_tokens` (protocols.md §5.1, §12.18). */
@@ -35,13 +36,26 @@ export interface EncodedThinking {
 }
 
 /**
+ * With thinking on, messages requires the last assistant turn of a tool loop to start with its
+ * thinking block. A conversation from another format has none to replay, so thinking must go.
+ */
+function lacksThinkingReplay(turns: MessagesTurn[]): boolean {
+  const lastAssistant = turns.findLast((turn) => turn.role === 'assistant');
+  if (lastAssistant === undefined || !lastAssistant.content.some((block) => block.type === 'tool_use')) return false;
+  const first = lastAssistant.content[0]?.type;
+  return first !== 'thinking' && first !== 'redacted_thinking';
+}
+
+/**
  * Budgets come from the shared effort table (dynamic `-1` counts as `medium`) and are raised to
  * the API minimum. messages requires `budget_tokens < max_tokens`, so max_tokens is raised to
  * leave 1024 tokens of answer — but not past the model's output limit, where the budget shrinks
- * instead. Thinking with a forced tool choice is rejected by the API (§10.7), so it is dropped.
+ * instead. Thinking with a forced tool choice is rejected by the API (§10.7), so it is dropped,
+ * as it is when the tool loop in progress cannot replay its thinking.
  */
 export function encodeThinking(
   request: CanonicalRequest,
+  turns: MessagesTurn[],
   maxTokens: number,
   modelOutputLimit: number | undefined,
   warnings: string[],
@@ -50,6 +64,10 @@ export function encodeThinking(
   if (requested === undefined || requested === 0) return { maxTokens };
   if (request.toolChoice?.type === 'required' || request.toolChoice?.type === 'tool') {
     warnings.push('Reasoning was dropped: messages does not allow thinking while a tool choice is forced.');
+    return { maxTokens };
+  }
+  if (lacksThinkingReplay(turns)) {
+    warnings.push('Reasoning was dropped: the last assistant tool call has no messages thinking block to replay.');
     return { maxTokens };
   }
   const budget = Math.max(MIN_THINKING_BUDGET, requested < 0 ? budgetForEffort(effortForBudget(requested)) : requested);

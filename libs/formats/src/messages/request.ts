@@ -125,6 +125,7 @@ export function requestFromCanonical(request: CanonicalRequest, target: Upstream
   const conversation = convertMessagesFromCanonical(request.messages, warnings);
   const { thinking, maxTokens } = encodeThinking(
     request,
+    conversation.messages,
     request.maxOutputTokens ?? target.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
     target.maxOutputTokens,
     warnings,
