@@ -40,6 +40,8 @@ export function buildSnapshot(config: SwitchyardConfig, version = 1): { snapshot
     fallbacks: model.fallbacks,
     ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
     ...(model.timeouts === undefined ? {} : { timeouts: model.timeouts }),
+    strategy: model.strategy,
+    retry: model.retry,
     info: {
       id: model.name,
       created: CATALOG_EPOCH,

@@ -23,6 +23,23 @@ export interface DeploymentRecord {
   provider: string;
   model: string;
   weight: number;
+  /** Tier, lowest first. */
+  priority?: number;
+  /** Requests per minute the deployment can take, per router process. */
+  rpm?: number;
+}
+
+export interface ModelTimeouts {
+  headersMs?: number;
+  idleMs?: number;
+  attemptMs?: number;
+  totalMs?: number;
+}
+
+export interface RetryPolicy {
+  attempts: number;
+  backoffMs: number;
+  maxBackoffMs: number;
 }
 
 export interface ModelRecord {
@@ -31,7 +48,9 @@ export interface ModelRecord {
   deployments: DeploymentRecord[];
   fallbacks: string[];
   maxOutputTokens?: number;
-  timeouts?: { headersMs?: number; idleMs?: number };
+  timeouts?: ModelTimeouts;
+  strategy?: 'weighted' | 'least-inflight' | 'lowest-latency';
+  retry?: RetryPolicy;
   info: ModelInfo;
 }
 

@@ -36,6 +36,10 @@ const deployment = z
     provider: z.string().min(1),
     model: z.string().min(1),
     weight: z.number().positive().default(1),
+    /** Tier: lower numbers are used first; a higher tier only when no lower one is available. */
+    priority: z.number().int().nonnegative().default(0),
+    /** Requests per minute this deployment can take (per router process); beyond it the next deployment is used. */
+    rpm: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -53,9 +57,29 @@ const model = z
     ownedBy: z.string().default('switchyard'),
     /** Upstream timeouts for this model (ms): until response headers, and the longest silence in a body. */
     timeouts: z
-      .object({ headersMs: z.number().int().positive().optional(), idleMs: z.number().int().positive().optional() })
+      .object({
+        /** Until the upstream's response headers (time to first byte). */
+        headersMs: z.number().int().positive().optional(),
+        /** Longest silence between two chunks of a body or stream. */
+        idleMs: z.number().int().positive().optional(),
+        /** One whole non-streaming attempt. */
+        attemptMs: z.number().int().positive().optional(),
+        /** The whole request, retries and fallbacks included. */
+        totalMs: z.number().int().positive().optional(),
+      })
       .strict()
       .optional(),
+    /** How a deployment is picked within a tier. */
+    strategy: z.enum(['weighted', 'least-inflight', 'lowest-latency']).default('weighted'),
+    /** Retries before the first byte reaches the client: attempts beyond the first, jittered exponential backoff. */
+    retry: z
+      .object({
+        attempts: z.number().int().nonnegative().default(2),
+        backoffMs: z.number().int().nonnegative().default(100),
+        maxBackoffMs: z.number().int().nonnegative().default(5000),
+      })
+      .strict()
+      .default({ attempts: 2, backoffMs: 100, maxBackoffMs: 5000 }),
   })
   .strict();
 
