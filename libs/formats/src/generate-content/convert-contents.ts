@@ -145,7 +145,11 @@ function appendTurn(turns: Turn[], turn: Turn): void {
 function resultName(result: ToolResultPart, callNames: Map<string, string>, param: string): string {
   const name = result.name ?? callNames.get(result.callId);
   if (name === undefined) {
-    throw new GatewayError('invalid_request', `No tool call with id '${result.callId}' precedes this tool result; generate-content needs its function name.`, { param });
+    throw new GatewayError(
+      'invalid_request',
+      `No tool call with id '${result.callId}' precedes this tool result; generate-content needs its function name.`,
+      { param },
+    );
   }
   return name;
 }

@@ -77,7 +77,12 @@ export function convertGenerationConfigToCanonical(config: GenerationConfig | nu
   } else if (mimeType != null) {
     // `text/x.enum` and friends have no canonical form: kept whole for Gemini upstreams.
     const { responseSchema, responseJsonSchema } = config;
-    extensionFields = { ...extensionFields, responseMimeType: mimeType, ...(responseSchema != null && { responseSchema }), ...(responseJsonSchema != null && { responseJsonSchema }) };
+    extensionFields = {
+      ...extensionFields,
+      responseMimeType: mimeType,
+      ...(responseSchema != null && { responseSchema }),
+      ...(responseJsonSchema != null && { responseJsonSchema }),
+    };
   }
 
   const thinking = config.thinkingConfig;

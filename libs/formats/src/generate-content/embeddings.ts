@@ -50,8 +50,8 @@ function parseBody<Output>(schema: z.ZodType<Output>, body: unknown): Output {
 function embeddedText(item: EmbedContentRequest, param: string): string {
   return (item.content.parts ?? [])
     .map((part, index) => {
-      if (part.text == null) throw new GatewayError('invalid_request', 'Only text parts can be embedded through this endpoint.', { param: `${param}.parts[${index}]` });
-      return part.text;
+      if (part.text != null) return part.text;
+      throw new GatewayError('invalid_request', 'Only text parts can be embedded through this endpoint.', { param: `${param}.parts[${index}]` });
     })
     .join('\n');
 }

@@ -16,7 +16,8 @@ import type { Part } from './schema.ts';
  * whole and becomes start + one delta + end. `usageMetadata` is a running snapshot, so the last
  * one wins (never summed, §12.12). Some backends put `finishReason` on every chunk, so the
  * decoder reads to EOF and decides the finish there. A stream that ends without any finish
- * reason was cut off and ends in an error part.
+ * reason was cut off and ends in an error part. An error before the first chunk yields the
+ * error part alone: nothing has started, so the caller may still retry elsewhere.
  */
 export function createStreamDecoder(): StreamDecoder {
   let started = false;
@@ -35,7 +36,9 @@ export function createStreamDecoder(): StreamDecoder {
     const converted = convertPartToCanonical(part, 'file');
     switch (converted?.type) {
       case 'text':
-        if (converted.text !== '' || converted.signature !== undefined) out.push({ type: 'text-delta', text: converted.text, ...(converted.signature && { signature: converted.signature }) });
+        if (converted.text !== '' || converted.signature !== undefined) {
+          out.push({ type: 'text-delta', text: converted.text, ...(converted.signature && { signature: converted.signature }) });
+        }
         break;
       case 'reasoning':
         if (converted.text !== '') out.push({ type: 'reasoning-delta', text: converted.text });
@@ -92,7 +95,8 @@ export function createStreamDecoder(): StreamDecoder {
     end(): StreamPart[] {
       if (done) return [];
       if (finishReason === undefined && blockReason === undefined) {
-        return fail(new GatewayError('upstream_error', started ? 'The upstream stream ended before its finish reason.' : 'The upstream stream ended without sending anything.'));
+        const message = started ? 'The upstream stream ended before its finish reason.' : 'The upstream stream ended without sending anything.';
+        return fail(new GatewayError('upstream_error', message));
       }
       done = true;
       return [
