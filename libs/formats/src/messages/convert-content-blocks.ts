@@ -19,7 +19,10 @@ type MessagesTextBlock = { type: 'text'; text: string };
 type MessagesImageBlock = { type: 'image'; source: { type: 'base64'; media_type: ImageMediaType; data: string } | UrlSource };
 type MessagesDocumentBlock = {
   type: 'document';
-  source: { type: 'base64'; media_type: 'application/pdf'; data: string } | { type: 'text'; media_type: 'text/plain'; data: string } | UrlSource;
+  source:
+    | { type: 'base64'; media_type: 'application/pdf'; data: string }
+    | { type: 'text'; media_type: 'text/plain'; data: string }
+    | UrlSource;
   title?: string;
 };
 /** What a tool_result may hold among the blocks Switchyard writes. */
@@ -73,7 +76,9 @@ function convertDocumentBlock(block: DocumentBlock): FilePart {
   return part;
 }
 
-function convertMediaBlock(block: Extract<ContentBlock, { type: 'text' | 'image' | 'document' }>): TextPart | ImagePart | FilePart {
+type MediaBlock = Extract<ContentBlock, { type: 'text' | 'image' | 'document' }>;
+
+function convertMediaBlock(block: MediaBlock): TextPart | ImagePart | FilePart {
   switch (block.type) {
     case 'text':
       return { type: 'text', text: block.text };
@@ -85,7 +90,9 @@ function convertMediaBlock(block: Extract<ContentBlock, { type: 'text' | 'image'
 }
 
 /** Blocks the canonical model has no place for (search results, tool references, future kinds) are dropped. */
-export function convertToolResultContentToCanonical(content: string | ToolResultContentBlock[] | undefined): ToolResultPart['content'] {
+export function convertToolResultContentToCanonical(
+  content: string | ToolResultContentBlock[] | undefined,
+): ToolResultPart['content'] {
   if (content === undefined) return '';
   if (typeof content === 'string') return content;
   const parts: Array<TextPart | ImagePart | FilePart> = [];
@@ -137,7 +144,8 @@ function encodeImage(source: MediaSource, param: string): MessagesImageBlock {
   // `image/jpg` is a common mislabel of JPEG.
   const mediaType = source.mediaType === 'image/jpg' ? 'image/jpeg' : source.mediaType;
   if (!isImageMediaType(mediaType)) {
-    throw new GatewayError('invalid_request', `This model accepts JPEG, PNG, GIF or WebP images, not ${source.mediaType}.`, { param });
+    const message = `This model accepts JPEG, PNG, GIF or WebP images, not ${source.mediaType}.`;
+    throw new GatewayError('invalid_request', message, { param });
   }
   return { type: 'image', source: { type: 'base64', media_type: mediaType, data: source.data } };
 }
@@ -149,7 +157,8 @@ function documentSource(source: MediaSource, param: string): MessagesDocumentBlo
   if (source.mediaType.startsWith('text/')) {
     return { type: 'text', media_type: 'text/plain', data: Buffer.from(source.data, 'base64').toString('utf8') };
   }
-  throw new GatewayError('invalid_request', `This model accepts PDF or plain-text documents, not ${source.mediaType}.`, { param });
+  const message = `This model accepts PDF or plain-text documents, not ${source.mediaType}.`;
+  throw new GatewayError('invalid_request', message, { param });
 }
 
 /** messages documents are PDFs (bytes or URL) or plain text; images sent as files become image blocks. */
@@ -178,7 +187,10 @@ function encodeMedia(part: TextPart | ImagePart | FilePart, param: string): Mess
 }
 
 function encodeToolResult(part: ToolResultPart, param: string): MessagesContentBlock {
-  const block: Extract<MessagesContentBlock, { type: 'tool_result' }> = { type: 'tool_result', tool_use_id: mapToolCallId(part.callId) };
+  const block: Extract<MessagesContentBlock, { type: 'tool_result' }> = {
+    type: 'tool_result',
+    tool_use_id: mapToolCallId(part.callId),
+  };
   if (typeof part.content === 'string') {
     if (part.content !== '') block.content = part.content;
   } else {
@@ -222,7 +234,12 @@ export function encodeContentPart(part: ContentPart, param: string): MessagesCon
     case 'reasoning':
       return encodeReasoningPart(part);
     case 'tool-call':
-      return { type: 'tool_use', id: mapToolCallId(part.id), name: part.name, input: parseToolArguments(part.arguments, param) };
+      return {
+        type: 'tool_use',
+        id: mapToolCallId(part.id),
+        name: part.name,
+        input: parseToolArguments(part.arguments, param),
+      };
     case 'tool-result':
       return encodeToolResult(part, param);
   }

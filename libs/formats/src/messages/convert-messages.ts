@@ -99,7 +99,7 @@ export function convertMessagesFromCanonical(messages: CanonicalMessage[], warni
     if (message.role === 'system' || message.role === 'developer') {
       for (const part of message.content) {
         if (part.type === 'text') systemTexts.push(part.text);
-        else warnings.push(`A ${part.type} part in a ${message.role} message was dropped: messages system prompts hold text only.`);
+        else warnings.push(`A ${part.type} part of a ${message.role} message was dropped: messages system prompts are text.`);
       }
       continue;
     }

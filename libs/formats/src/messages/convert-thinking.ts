@@ -76,10 +76,12 @@ export function encodeThinking(
   if (modelOutputLimit !== undefined && raised > modelOutputLimit) {
     const reduced = modelOutputLimit - MIN_THINKING_BUDGET;
     if (reduced < MIN_THINKING_BUDGET) {
-      warnings.push(`Reasoning was dropped: the model's output limit of ${modelOutputLimit} tokens leaves no room for thinking.`);
+      warnings.push(`Reasoning was dropped: an output limit of ${modelOutputLimit} tokens leaves no room for thinking.`);
       return { maxTokens };
     }
-    warnings.push(`The thinking budget was reduced to ${reduced} tokens and max_tokens set to the model's output limit of ${modelOutputLimit}.`);
+    warnings.push(
+      `The thinking budget was reduced to ${reduced} tokens and max_tokens set to the model's output limit of ${modelOutputLimit}.`,
+    );
     return { thinking: { type: 'enabled', budget_tokens: reduced }, maxTokens: modelOutputLimit };
   }
   warnings.push(`max_tokens was raised from ${maxTokens} to ${raised} to exceed the thinking budget of ${budget} tokens.`);

@@ -34,9 +34,10 @@ export function convertToolChoiceToCanonical(choice: ToolChoiceParam): {
   toolChoice: ToolChoice;
   parallelToolCalls?: boolean;
 } {
+  if (choice.type === 'none') return { toolChoice: { type: 'none' } };
   const toolChoice: ToolChoice =
-    choice.type === 'any' ? { type: 'required' } : choice.type === 'tool' ? { type: 'tool', name: choice.name } : { type: choice.type };
-  return choice.type !== 'none' && choice.disable_parallel_tool_use === true ? { toolChoice, parallelToolCalls: false } : { toolChoice };
+    choice.type === 'any' ? { type: 'required' } : choice.type === 'tool' ? { type: 'tool', name: choice.name } : { type: 'auto' };
+  return choice.disable_parallel_tool_use === true ? { toolChoice, parallelToolCalls: false } : { toolChoice };
 }
 
 // ── canonical → messages ────────────────────────────────────────────────────────────────
@@ -70,7 +71,10 @@ function encodeTool(tool: CanonicalTool): MessagesTool {
   return encoded;
 }
 
-function encodeToolChoice(choice: ToolChoice | undefined, parallelToolCalls: boolean | undefined): MessagesToolChoice | undefined {
+function encodeToolChoice(
+  choice: ToolChoice | undefined,
+  parallelToolCalls: boolean | undefined,
+): MessagesToolChoice | undefined {
   const parallel = parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
   switch (choice?.type) {
     case undefined:

@@ -87,7 +87,8 @@ function readErrorObject(envelope: unknown): { type?: string; message?: string }
 export function errorFromStreamEvent(event: unknown): GatewayError {
   const { type, message } = readErrorObject(event);
   const kind = (type === undefined ? undefined : KIND_FOR_ERROR_TYPE.get(type)) ?? 'upstream_error';
-  return new GatewayError(kind, message ?? 'The upstream stream reported an error.', type === undefined ? {} : { upstreamType: type });
+  const options: GatewayErrorOptions = type === undefined ? {} : { upstreamType: type };
+  return new GatewayError(kind, message ?? 'The upstream stream reported an error.', options);
 }
 
 /** Proxies in front of an upstream may answer with an HTML page; a client needs the gist, not the page. */
@@ -103,5 +104,6 @@ export function errorFromUpstream(status: number, body: unknown): GatewayError {
   const options: GatewayErrorOptions = {};
   if (type !== undefined) options.upstreamType = type;
   if (status >= 400 && status < 500) options.status = status;
-  return new GatewayError(errorKindForStatus(status), message ?? (text || `The upstream answered with HTTP ${status}.`), options);
+  const fallback = text === '' ? `The upstream answered with HTTP ${status}.` : text;
+  return new GatewayError(errorKindForStatus(status), message ?? fallback, options);
 }

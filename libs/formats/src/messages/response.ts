@@ -47,9 +47,8 @@ function encodeToolCall(part: ToolCallPart): MessagesContentBlock {
   try {
     input = parseToolArguments(part.arguments, 'arguments');
   } catch (error) {
-    throw new GatewayError('upstream_error', `The upstream returned arguments for tool ${part.name} that are not a JSON object.`, {
-      cause: error,
-    });
+    const message = `The upstream returned arguments for tool ${part.name} that are not a JSON object.`;
+    throw new GatewayError('upstream_error', message, { cause: error });
   }
   return { type: 'tool_use', id: mapToolCallId(part.id), name: part.name, input };
 }

@@ -129,7 +129,9 @@ export function createStreamDecoder(): StreamDecoder {
       // Pings are the vendor's keep-alives; the router sends its own.
       if (done || sseEvent.event === 'ping') return [];
       const event = parseStreamEvent(sseEvent.data);
-      if (event === undefined) return fail(new GatewayError('upstream_error', 'The upstream sent a stream event that is not JSON.'));
+      if (event === undefined) {
+        return fail(new GatewayError('upstream_error', 'The upstream sent a stream event that is not a JSON object.'));
+      }
       switch (event.type) {
         case 'message_start':
           return onMessageStart(event);

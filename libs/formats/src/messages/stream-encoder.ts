@@ -16,7 +16,11 @@ function sse(type: string, data: string): string {
 
 function inputUsageJson(usage: Partial<CanonicalUsage>): string {
   const input = convertInputUsageFromCanonical(usage);
-  return `"input_tokens":${input.input_tokens},"cache_creation_input_tokens":${input.cache_creation_input_tokens},"cache_read_input_tokens":${input.cache_read_input_tokens}`;
+  return (
+    `"input_tokens":${input.input_tokens},` +
+    `"cache_creation_input_tokens":${input.cache_creation_input_tokens},` +
+    `"cache_read_input_tokens":${input.cache_read_input_tokens}`
+  );
 }
 
 /**
@@ -41,9 +45,12 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
   function messageStart(part: Part<'start'> | undefined): string {
     started = true;
     const id = JSON.stringify(messageId(part?.id ?? '', context.requestId));
+    const model = JSON.stringify(context.model);
     return sse(
       'message_start',
-      `{"type":"message_start","message":{"id":${id},"type":"message","role":"assistant","model":${JSON.stringify(context.model)},"content":[],"stop_reason":null,"stop_sequence":null,"usage":{${inputUsageJson(part?.usage ?? {})},"output_tokens":0}}}`,
+      `{"type":"message_start","message":{"id":${id},"type":"message","role":"assistant","model":${model},` +
+        `"content":[],"stop_reason":null,"stop_sequence":null,` +
+        `"usage":{${inputUsageJson(part?.usage ?? {})},"output_tokens":0}}}`,
     );
   }
 
@@ -58,8 +65,8 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
   }
 
   function startBlock(contentBlock: string): string {
-    const out =
-      closeBlock() + sse('content_block_start', `{"type":"content_block_start","index":${nextIndex},"content_block":${contentBlock}}`);
+    const start = `{"type":"content_block_start","index":${nextIndex},"content_block":${contentBlock}}`;
+    const out = closeBlock() + sse('content_block_start', start);
     nextIndex++;
     return out;
   }
@@ -117,12 +124,15 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
   function finish(part: Part<'finish'>): string {
     ended = true;
     const stopReason = mapStopReasonFromCanonical(part.finishReason);
-    const stopSequence = part.finishReason.stopSequence === undefined ? 'null' : JSON.stringify(part.finishReason.stopSequence);
+    const { stopSequence } = part.finishReason;
+    const stopSequenceJson = stopSequence === undefined ? 'null' : JSON.stringify(stopSequence);
+    const messageDelta = `{"stop_reason":"${stopReason}","stop_sequence":${stopSequenceJson}}`;
     return (
       closeBlock() +
       sse(
         'message_delta',
-        `{"type":"message_delta","delta":{"stop_reason":"${stopReason}","stop_sequence":${stopSequence}},"usage":{"output_tokens":${part.usage.outputTokens},${inputUsageJson(part.usage)}}}`,
+        `{"type":"message_delta","delta":${messageDelta},` +
+          `"usage":{"output_tokens":${part.usage.outputTokens},${inputUsageJson(part.usage)}}}`,
       ) +
       sse('message_stop', '{"type":"message_stop"}')
     );
