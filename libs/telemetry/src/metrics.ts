@@ -33,6 +33,7 @@ export class Metrics {
   readonly retries: Counter<'provider'>;
   readonly fallbacks: Counter<'model'>;
   readonly limiterDegraded: Gauge;
+  readonly circuitState: Gauge<'deployment'>;
 
   constructor(options: MetricsOptions = {}) {
     this.tenantLabel = new BoundedLabel(options.maxTenants ?? 500);
@@ -107,6 +108,12 @@ export class Metrics {
       name: 'switchyard_fallbacks_total',
       help: 'Requests served by a fallback model, by the model asked for.',
       labelNames: ['model'],
+      registers,
+    });
+    this.circuitState = new Gauge({
+      name: 'switchyard_circuit_state',
+      help: 'Circuit breaker per deployment (provider/model): 0 closed, 1 open (cooling down), 2 half-open (probing).',
+      labelNames: ['deployment'],
       registers,
     });
     this.limiterDegraded = new Gauge({

@@ -5,9 +5,10 @@ import { toGatewayError, wireFormats, writeError } from '@switchyard/formats';
 import { resolveEndpoint, UpstreamClient, type UpstreamEndpoint } from '@switchyard/providers';
 import type { RouteHandler, RouteRequest } from '@switchyard/router-client';
 import type { Logger, Metrics } from '@switchyard/telemetry';
+import { DeploymentHealth } from './routing/deployment-health.ts';
 import type { UpstreamTimeouts } from './pipeline/call-upstream.ts';
 import type { Exchange, ExchangeOutcome } from './pipeline/exchange.ts';
-import { prepareExchange } from './pipeline/prepare-exchange.ts';
+import { prepareRequest } from './pipeline/prepare-exchange.ts';
 import { rememberResponse } from './pipeline/responses-state.ts';
 import { serveCountTokens } from './pipeline/serve-count-tokens.ts';
 import { serveEmbeddings } from './pipeline/serve-embeddings.ts';
@@ -34,18 +35,16 @@ export interface Router {
 }
 
 /** Generous defaults for long LLM calls: reasoning models can think for minutes before a byte. */
-const DEFAULT_TIMEOUTS: UpstreamTimeouts = { headersMs: 300_000, idleMs: 300_000 };
+const DEFAULT_TIMEOUTS: UpstreamTimeouts = { headersMs: 300_000, idleMs: 300_000, totalMs: 1_800_000 };
 
 export function createRouter(options: RouterOptions): Router {
   const { catalog, metrics, logger } = options;
   const upstream = new UpstreamClient();
   const responseStore = options.responseStore ?? createMemoryResponseStore();
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const dependencies = {
-    upstream,
-    timeouts,
-    onTranslation: (pair: string, seconds: number) => metrics.translationDuration.observe({ pair }, seconds),
-  };
+  const health = new DeploymentHealth({
+    onStateChange: (key, state) => metrics.circuitState.set({ deployment: key }, state),
+  });
 
   // Endpoints are resolved once per catalog version, not per request.
   let endpoints = { version: -1, byProvider: new Map<string, UpstreamEndpoint>() };
@@ -61,6 +60,15 @@ export function createRouter(options: RouterOptions): Router {
     }
     return endpoint;
   };
+  const dependencies = {
+    upstream,
+    timeouts,
+    health,
+    endpointOf,
+    onTranslation: (pair: string, seconds: number) => metrics.translationDuration.observe({ pair }, seconds),
+    onRetry: (providerId: string) => metrics.retries.inc({ provider: providerId }),
+    onFallback: (model: string) => metrics.fallbacks.inc({ model: metrics.model(model) }),
+  };
 
   const handle: RouteHandler = async (request, response) => {
     const clientFormat = wireFormats[request.route.format];
@@ -72,10 +80,11 @@ export function createRouter(options: RouterOptions): Router {
       const index = catalog.current();
       switch (request.route.operation) {
         case 'generate': {
-          const prepared = await prepareExchange(request, index, endpointOf, responseStore);
-          exchange = prepared.exchange;
-          outcome = await serveGenerate(dependencies, exchange, prepared.body, response);
-          if (exchange.clientFormat.id === 'responses' && outcome.answer !== undefined && outcome.status === 200) {
+          const prepared = await prepareRequest(request, index, responseStore);
+          const served = await serveGenerate(dependencies, prepared, index, response);
+          exchange = served.exchange;
+          outcome = served;
+          if (exchange !== undefined && exchange.clientFormat.id === 'responses' && outcome.answer !== undefined && outcome.status === 200) {
             await rememberResponse(responseStore, exchange, outcome.answer).catch((error: unknown) =>
               logger.warn({ err: error, requestId }, 'could not store response'),
             );

@@ -8,6 +8,10 @@ export interface UpstreamTimeouts {
   headersMs: number;
   /** Longest silence between two body chunks. */
   idleMs: number;
+  /** One whole non-streaming attempt (bounds time to headers when shorter). */
+  attemptMs?: number;
+  /** The whole request, retries and fallbacks included. */
+  totalMs: number;
 }
 
 /**
@@ -22,7 +26,7 @@ export async function callUpstream(options: {
   body: string;
   extraHeaders: Record<string, string>;
   signal: AbortSignal;
-  timeouts: UpstreamTimeouts;
+  timeouts: Pick<UpstreamTimeouts, 'headersMs' | 'idleMs'>;
 }): Promise<Dispatcher.ResponseData> {
   const { endpoint, format } = options;
   const apiKey = endpoint.nextApiKey();

@@ -17,7 +17,9 @@ export interface Exchange {
   /** The catalog's output limit for the model (default max tokens toward messages). */
   maxOutputTokens: number | undefined;
   /** The model's own upstream timeouts, over the router defaults. */
-  timeouts: { headersMs?: number; idleMs?: number } | undefined;
+  timeouts: { headersMs?: number; idleMs?: number; attemptMs?: number; totalMs?: number } | undefined;
+  /** Set when a fallback model serves the answer (sent as x-switchyard-fallback-model). */
+  fallbackModel?: string;
   warnings: string[];
   /** The id the client's answer carries when the router keeps state for it (stored Responses). */
   answerId: string | undefined;

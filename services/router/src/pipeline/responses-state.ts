@@ -17,7 +17,10 @@ export async function expandPreviousResponse(store: ResponseStore, tenantId: str
       code: 'previous_response_not_found',
     });
   }
-  canonical.messages = [...stored.conversation, ...canonical.messages];
+  // This request's own instructions lead; the earlier turns follow, then the new input.
+  const leading = canonical.messages.findIndex((message) => message.role !== 'system' && message.role !== 'developer');
+  const split = leading === -1 ? canonical.messages.length : leading;
+  canonical.messages = [...canonical.messages.slice(0, split), ...stored.conversation, ...canonical.messages.slice(split)];
   delete canonical.previousResponseId;
   return true;
 }

@@ -8,7 +8,8 @@ import { callUpstream, readErrorBody, type UpstreamTimeouts } from './call-upstr
 import type { ExchangeOutcome } from './exchange.ts';
 import { parseJsonBody } from './parse-json-body.ts';
 import { authoriseModel } from './prepare-exchange.ts';
-import { selectDeployment } from './select-deployment.ts';
+import { chooseDeployment } from '../routing/choose-deployment.ts';
+import type { DeploymentHealth } from '../routing/deployment-health.ts';
 
 /**
  * Embeddings between the two embedding shapes (OpenAI `/v1/embeddings` and generate-content
@@ -16,7 +17,7 @@ import { selectDeployment } from './select-deployment.ts';
  * re-encoded anyway when the client wants base64.
  */
 export async function serveEmbeddings(
-  dependencies: { upstream: UpstreamClient; timeouts: UpstreamTimeouts },
+  dependencies: { upstream: UpstreamClient; timeouts: UpstreamTimeouts; health: DeploymentHealth },
   request: RouteRequest,
   index: CatalogIndex,
   endpointOf: (providerId: string) => UpstreamEndpoint,
@@ -27,8 +28,11 @@ export async function serveEmbeddings(
   if (clientEmbeddings === undefined) throw new GatewayError('not_found', 'This format has no embeddings endpoint.');
   const context = request.route.model === undefined ? {} : { model: request.route.model, ...(request.route.method === undefined ? {} : { operation: request.route.method }) };
   const canonical = clientEmbeddings.toCanonical(parseJsonBody(request.body), context);
-  const model = authoriseModel(request, index, canonical.model);
-  const deployment = selectDeployment(model);
+  const { model } = authoriseModel(request, index, canonical.model);
+  const deployment = chooseDeployment(model, dependencies.health, new Set());
+  if (deployment === undefined) {
+    throw new GatewayError('unavailable', `No deployment of '${model.name}' is available right now.`, { retryAfterSeconds: 1 });
+  }
   const endpoint = endpointOf(deployment.provider);
   const upstreamFormat = wireFormats[endpoint.protocol];
   const upstreamEmbeddings = upstreamFormat.embeddings;

@@ -1,50 +1,160 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError, type CanonicalUsage } from '@switchyard/canonical';
+import type { CatalogIndex } from '@switchyard/catalog-client';
+import type { UpstreamClient, UpstreamEndpoint } from '@switchyard/providers';
 import type { Dispatcher } from 'undici';
-import { callUpstream, readErrorBody, type UpstreamTimeouts } from './call-upstream.ts';
+import { backoffDelay, DEFAULT_RETRY, sleep } from '../routing/backoff.ts';
+import { candidateModels } from '../routing/candidate-models.ts';
+import { chooseDeployment } from '../routing/choose-deployment.ts';
+import { deploymentKey, type DeploymentHealth } from '../routing/deployment-health.ts';
+import { callUpstream, readErrorBody, transportError, type UpstreamTimeouts } from './call-upstream.ts';
 import type { Exchange, ExchangeOutcome } from './exchange.ts';
 import { estimateRequestTokens, estimateTextTokens } from './estimate-tokens.ts';
+import { bindExchange, type PreparedRequest } from './prepare-exchange.ts';
 import { streamAnswer } from './stream-answer.ts';
-import type { UpstreamClient } from '@switchyard/providers';
 
 export interface GenerateDependencies {
   upstream: UpstreamClient;
   timeouts: UpstreamTimeouts;
+  health: DeploymentHealth;
+  endpointOf(providerId: string): UpstreamEndpoint;
   /** Records time spent translating, by `client→upstream` pair. */
   onTranslation(pair: string, seconds: number): void;
+  onRetry(providerId: string): void;
+  onFallback(model: string): void;
+}
+
+/** Statuses worth another attempt elsewhere: timeouts, conflicts, rate limits, server errors, overload. */
+function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
 /**
- * One generate call: build the upstream body, call the deployment, answer in the client's
- * format (JSON or stream). Upstream errors are thrown as GatewayErrors for the caller to
- * render, except on the same-format path where the vendor's own error body passes through.
+ * One generate call with retries and fallbacks, all before the first byte reaches the client:
+ * each attempt picks a deployment (tiers, strategy, circuit breakers), retryable failures move
+ * on to another deployment after a jittered backoff, and when the model is exhausted its
+ * fallback models are tried in order, whatever protocol they speak. Once an upstream answers
+ * 200 the answer is relayed and nothing is retried.
  */
 export async function serveGenerate(
   dependencies: GenerateDependencies,
-  exchange: Exchange,
-  clientBody: Record<string, unknown>,
+  prepared: PreparedRequest,
+  index: CatalogIndex,
   response: ServerResponse,
-): Promise<ExchangeOutcome> {
-  const { canonical, clientFormat, upstreamFormat, sameFormat, deployment, request } = exchange;
-  const requestId = request.identity.requestId;
-  const upstreamBody = buildUpstreamBody(dependencies, exchange, clientBody);
+): Promise<ExchangeOutcome & { exchange?: Exchange }> {
+  const { request } = prepared;
+  const deadline = performance.now() + (prepared.model.timeouts?.totalMs ?? dependencies.timeouts.totalMs);
+  let lastError: GatewayError | undefined;
+  for (const model of candidateModels(prepared.model, index, prepared.tenant, prepared.key)) {
+    if (model !== prepared.model) dependencies.onFallback(prepared.model.name);
+    const policy = model.retry ?? DEFAULT_RETRY;
+    const failed = new Set<string>();
+    for (let attempt = 0; attempt <= policy.attempts; attempt++) {
+      if (attempt > 0) await sleep(backoffDelay(policy, attempt - 1), request.signal);
+      if (request.signal.aborted) throw new GatewayError('client_closed', 'Client closed the request.');
+      if (performance.now() >= deadline) throw lastError ?? new GatewayError('upstream_timeout', 'The request deadline passed before an upstream answered.');
+      let deployment = chooseDeployment(model, dependencies.health, failed);
+      if (deployment === undefined && failed.size > 0) {
+        // Every deployment failed once: another round may still succeed (transient errors).
+        failed.clear();
+        deployment = chooseDeployment(model, dependencies.health, failed);
+      }
+      if (deployment === undefined) {
+        // All cooling down: wait for the first to reopen if that fits the retry budget, else fall back.
+        const keys = model.deployments.map((candidate) => deploymentKey(candidate.provider, candidate.model));
+        const wait = dependencies.health.availableAt(keys) - Date.now();
+        if (wait > policy.maxBackoffMs || attempt === policy.attempts) break;
+        await sleep(wait, request.signal);
+        continue;
+      }
+      const exchange = bindExchange(prepared, model, deployment, dependencies.endpointOf(deployment.provider));
+      const key = deploymentKey(deployment.provider, deployment.model);
+      if (attempt > 0) dependencies.onRetry(exchange.endpoint.providerId);
+      const result = await attemptOnce(dependencies, exchange, prepared, key, deadline);
+      if (result.kind === 'retry') {
+        lastError = result.error;
+        failed.add(key);
+        continue;
+      }
+      if (model !== prepared.model) exchange.fallbackModel = model.name;
+      const outcome = await answer(dependencies, exchange, result.upstream, response);
+      return { ...outcome, exchange };
+    }
+  }
+  throw lastError ?? new GatewayError('unavailable', `No deployment of '${prepared.model.name}' is available right now.`, { retryAfterSeconds: 1 });
+}
+
+type AttemptResult = { kind: 'answer'; upstream: Dispatcher.ResponseData } | { kind: 'retry'; error: GatewayError };
+
+/**
+ * Sends one attempt. A retryable failure is reported back (and counted against the
+ * deployment's health); anything else — success, or an error the client must see — is
+ * returned for answering. A failure the client caused (it went away) is thrown.
+ */
+async function attemptOnce(
+  dependencies: GenerateDependencies,
+  exchange: Exchange,
+  prepared: PreparedRequest,
+  key: string,
+  deadline: number,
+): Promise<AttemptResult> {
+  const { health } = dependencies;
+  const { upstreamFormat, deployment, canonical, request } = exchange;
+  const body = buildUpstreamBody(dependencies, exchange, prepared.clientBody);
   const extraHeaders: Record<string, string> = {};
   const beta = request.headers['anthropic-beta'];
   if (beta !== undefined && upstreamFormat.id === 'messages') extraHeaders['anthropic-beta'] = beta;
+  const timeouts = { ...dependencies.timeouts, ...exchange.timeouts };
+  const remaining = Math.max(1, Math.floor(deadline - performance.now()));
+  const started = performance.now();
+  health.begin(key);
+  let upstream: Dispatcher.ResponseData;
+  try {
+    upstream = await callUpstream({
+      client: dependencies.upstream,
+      endpoint: exchange.endpoint,
+      format: upstreamFormat,
+      path: upstreamFormat.upstream.generatePath(deployment.model, canonical.stream),
+      body,
+      extraHeaders,
+      signal: request.signal,
+      timeouts: {
+        ...timeouts,
+        headersMs: Math.min(timeouts.headersMs, canonical.stream ? remaining : Math.min(remaining, timeouts.attemptMs ?? remaining)),
+      },
+    });
+  } catch (error) {
+    const failure = GatewayError.isInstance(error) ? error : transportError(error, request.signal);
+    if (failure.kind === 'client_closed') {
+      health.finish(key);
+      throw failure;
+    }
+    health.fail(key);
+    return { kind: 'retry', error: failure };
+  }
+  if (upstream.statusCode >= 400 && isRetryableStatus(upstream.statusCode)) {
+    const error = upstreamError(exchange, upstream, await readErrorBody(upstream));
+    const retryAfterMs = error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
+    health.fail(key, { rateLimited: upstream.statusCode === 429, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    return { kind: 'retry', error };
+  }
+  if (upstream.statusCode >= 400) health.finish(key);
+  else health.succeed(key, performance.now() - started);
+  return { kind: 'answer', upstream };
+}
 
-  const upstream = await callUpstream({
-    client: dependencies.upstream,
-    endpoint: exchange.endpoint,
-    format: upstreamFormat,
-    path: upstreamFormat.upstream.generatePath(deployment.model, canonical.stream),
-    body: upstreamBody,
-    extraHeaders,
-    signal: request.signal,
-    timeouts: { ...dependencies.timeouts, ...exchange.timeouts },
-  });
-
+/** Relays the upstream's answer (or its non-retryable error) in the client's format. */
+async function answer(
+  dependencies: GenerateDependencies,
+  exchange: Exchange,
+  upstream: Dispatcher.ResponseData,
+  response: ServerResponse,
+): Promise<ExchangeOutcome> {
+  const { canonical, clientFormat, upstreamFormat, sameFormat, request } = exchange;
+  const requestId = request.identity.requestId;
   const headers: Record<string, string> = { 'x-request-id': requestId };
   if (exchange.warnings.length > 0) headers['x-switchyard-warning'] = exchange.warnings.join('; ').replace(/[^\x20-\x7e]/g, '?');
+  if (exchange.fallbackModel !== undefined) headers['x-switchyard-fallback-model'] = exchange.fallbackModel;
 
   if (upstream.statusCode >= 400) return relayUpstreamError(exchange, upstream, response, headers);
 

@@ -1,0 +1,63 @@
+import type { DeploymentRecord, ModelRecord } from '@switchyard/catalog-client';
+import { deploymentKey, type DeploymentHealth } from './deployment-health.ts';
+
+export type RoutingStrategy = 'weighted' | 'least-inflight' | 'lowest-latency';
+
+/**
+ * Picks a deployment for one attempt. Tiers (`priority`, lowest first) are tried in order: a
+ * lower tier is used only when no deployment of a higher one is available. Within a tier the
+ * model's strategy decides. `exclude` holds deployments that already failed this request.
+ */
+export function chooseDeployment(
+  model: ModelRecord,
+  health: DeploymentHealth,
+  exclude: ReadonlySet<string>,
+  random: () => number = Math.random,
+): DeploymentRecord | undefined {
+  const tiers = [...new Set(model.deployments.map((deployment) => deployment.priority ?? 0))].sort((a, b) => a - b);
+  for (const tier of tiers) {
+    const candidates = model.deployments.filter(
+      (deployment) => (deployment.priority ?? 0) === tier && !exclude.has(deploymentKey(deployment.provider, deployment.model)),
+    );
+    // Ordered by the strategy first, so the half-open probe is only taken for the deployment actually used.
+    for (const deployment of rank(candidates, model.strategy ?? 'weighted', health, random)) {
+      const key = deploymentKey(deployment.provider, deployment.model);
+      if (health.hasCapacity(key, deployment.rpm) && health.tryAcquire(key)) return deployment;
+    }
+  }
+  return undefined;
+}
+
+function rank(candidates: DeploymentRecord[], strategy: RoutingStrategy, health: DeploymentHealth, random: () => number): DeploymentRecord[] {
+  const key = (deployment: DeploymentRecord) => deploymentKey(deployment.provider, deployment.model);
+  switch (strategy) {
+    case 'least-inflight':
+      return [...candidates].sort((a, b) => health.inflight(key(a)) - health.inflight(key(b)) || a.weight - b.weight);
+    case 'lowest-latency':
+      // Unmeasured deployments go first so each gets measured.
+      return [...candidates].sort((a, b) => (health.latencyMs(key(a)) ?? -1) - (health.latencyMs(key(b)) ?? -1));
+    case 'weighted':
+      return weightedOrder(candidates, random);
+  }
+}
+
+/** A weighted random permutation: the first element is a weighted random choice, and so on. */
+function weightedOrder(candidates: DeploymentRecord[], random: () => number): DeploymentRecord[] {
+  const pool = [...candidates];
+  const ordered: DeploymentRecord[] = [];
+  while (pool.length > 0) {
+    let total = 0;
+    for (const deployment of pool) total += deployment.weight;
+    let point = random() * total;
+    let index = pool.length - 1;
+    for (let i = 0; i < pool.length; i++) {
+      point -= (pool[i] as DeploymentRecord).weight;
+      if (point < 0) {
+        index = i;
+        break;
+      }
+    }
+    ordered.push(...pool.splice(index, 1));
+  }
+  return ordered;
+}
