@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GatewayError, type StreamPart } from '@switchyard/canonical';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mapToolCallId } from '../shared/index.ts';
 import { parseSse, readFixture } from './__fixtures__/read-fixture.ts';
@@ -242,5 +243,71 @@ describe('@anthropic-ai/sdk reading the encoder output', () => {
     });
     const stream = client.messages.stream({ model: 'client-model', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] });
     await expect(stream.finalMessage()).rejects.toMatchObject({ type: 'overloaded_error' });
+  });
+});
+
+/** Any well-formed canonical stream: start, then text, reasoning and whole tool calls in any order, then an end. */
+const partsArbitrary = fc
+  .tuple(
+    fc.array(
+      fc.oneof(
+        fc.string().map((text): StreamPart[] => [{ type: 'text-delta', text }]),
+        fc
+          .tuple(fc.array(fc.string({ minLength: 1 }), { maxLength: 3 }), fc.constantFrom('messages', 'responses', 'redacted', 'none'))
+          .map(([texts, origin]): StreamPart[] => [
+            ...texts.map((text): StreamPart => ({ type: 'reasoning-delta', text })),
+            origin === 'redacted'
+              ? { type: 'reasoning-end', redactedData: 'EmwK' }
+              : origin === 'none'
+                ? { type: 'reasoning-end' }
+                : { type: 'reasoning-end', signature: { origin, value: 'sig' } },
+          ]),
+        fc.array(fc.string(), { maxLength: 3 }).map((fragments): StreamPart[] => [
+          { type: 'tool-call-start', index: -1, id: 'call_1', name: 'f' },
+          ...fragments.map((argumentsDelta): StreamPart => ({ type: 'tool-call-delta', index: -1, argumentsDelta })),
+          { type: 'tool-call-end', index: -1 },
+        ]),
+      ),
+      { maxLength: 8 },
+    ),
+    fc.boolean(),
+  )
+  .map(([groups, failed]) => {
+    let ordinal = 0;
+    const body = groups.map((group) => {
+      const index = group[0]?.type === 'tool-call-start' ? ordinal++ : -1;
+      return group.map((part) => ('index' in part && part.index === -1 ? { ...part, index } : part));
+    });
+    const end: StreamPart = failed
+      ? { type: 'error', error: new GatewayError('upstream_error', 'Broken.') }
+      : { type: 'finish', finishReason: { unified: 'stop' }, usage: { inputTokens: 1, outputTokens: 1 } };
+    return [START, ...body.flat(), end];
+  });
+
+describe('createStreamEncoder invariants', () => {
+  it('should keep one block open at a time at contiguous indices and end with message_stop or error', () => {
+    fc.assert(
+      fc.property(partsArbitrary, (parts) => {
+        const events = parseSse(encode(parts)).map((event) => ({ name: event.event, data: JSON.parse(event.data) as BlockEvent }));
+        let next = 0;
+        let open: number | undefined;
+        for (const { name, data } of events) {
+          expect(name).toBe(data.type);
+          if (data.type === 'content_block_start') {
+            expect([open, data.index]).toEqual([undefined, next]);
+            open = next++;
+          } else if (data.type === 'content_block_delta') {
+            expect(data.index).toBe(open);
+          } else if (data.type === 'content_block_stop') {
+            expect(data.index).toBe(open);
+            open = undefined;
+          } else if (data.type === 'message_delta') {
+            expect(open).toBeUndefined();
+          }
+        }
+        expect(events[0]?.data.type).toBe('message_start');
+        expect(events.at(-1)?.data.type).toBe(parts.at(-1)?.type === 'error' ? 'error' : 'message_stop');
+      }),
+    );
   });
 });
