@@ -42,6 +42,7 @@ export function buildSnapshot(config: SwitchyardConfig, version = 1): { snapshot
     ...(model.timeouts === undefined ? {} : { timeouts: model.timeouts }),
     strategy: model.strategy,
     retry: model.retry,
+    ...(model.circuitBreaker === undefined ? {} : { circuitBreaker: model.circuitBreaker }),
     info: {
       id: model.name,
       created: CATALOG_EPOCH,

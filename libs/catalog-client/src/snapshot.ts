@@ -51,6 +51,7 @@ export interface ModelRecord {
   timeouts?: ModelTimeouts;
   strategy?: 'weighted' | 'least-inflight' | 'lowest-latency';
   retry?: RetryPolicy;
+  circuitBreaker?: { failures: number; cooldownMs: number };
   info: ModelInfo;
 }
 

@@ -69,6 +69,11 @@ const model = z
       })
       .strict()
       .optional(),
+    /** After `failures` consecutive failures a deployment is skipped for `cooldownMs`, then probed. */
+    circuitBreaker: z
+      .object({ failures: z.number().int().positive().default(3), cooldownMs: z.number().int().positive().default(30_000) })
+      .strict()
+      .optional(),
     /** How a deployment is picked within a tier. */
     strategy: z.enum(['weighted', 'least-inflight', 'lowest-latency']).default('weighted'),
     /** Retries before the first byte reaches the client: attempts beyond the first, jittered exponential backoff. */

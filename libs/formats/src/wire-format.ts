@@ -108,8 +108,8 @@ export interface WireFormat {
   upstream: {
     /** Path for a generate call, relative to the provider base URL as the vendor SDK takes it. */
     generatePath(model: string, stream: boolean): string;
-    /** Credential headers with the real vendor names. */
-    authHeaders(apiKey: string): Record<string, string>;
+    /** Headers every call to this format's upstream carries: credentials (when there is a key) and version headers, real vendor names. */
+    requestHeaders(apiKey: string | undefined): Record<string, string>;
   };
   /** Present on formats with a token-count endpoint (messages, generate-content). */
   countTokens?: {

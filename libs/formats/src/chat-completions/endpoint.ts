@@ -8,6 +8,6 @@ export function generatePath(): string {
 
 export const EMBEDDINGS_PATH = '/embeddings';
 
-export function authHeaders(apiKey: string): Record<string, string> {
-  return { Authorization: `Bearer ${apiKey}` };
+export function requestHeaders(apiKey: string | undefined): Record<string, string> {
+  return apiKey === undefined ? {} : { Authorization: `Bearer ${apiKey}` };
 }

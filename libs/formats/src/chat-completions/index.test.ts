@@ -4,7 +4,7 @@ import { chatCompletions } from './index.ts';
 describe('chatCompletions', () => {
   it('should call upstreams at /chat/completions with a bearer key', () => {
     expect(chatCompletions.upstream.generatePath('gpt-4o', true)).toBe('/chat/completions');
-    expect(chatCompletions.upstream.authHeaders('sk-up')).toEqual({ Authorization: 'Bearer sk-up' });
+    expect(chatCompletions.upstream.requestHeaders('sk-up')).toEqual({ Authorization: 'Bearer sk-up' });
   });
 
   it('should render the OpenAI model list', () => {

@@ -5,7 +5,7 @@ import {
   embeddingResponseFromCanonical,
   embeddingResponseToCanonical,
 } from './embeddings.ts';
-import { authHeaders, generatePath } from './endpoint.ts';
+import { generatePath, requestHeaders } from './endpoint.ts';
 import { errorFromUpstream, renderError, renderStreamError } from './errors.ts';
 import { extractUsage } from './extract-usage.ts';
 import { renderModel, renderModelList } from './models.ts';
@@ -22,7 +22,7 @@ export const chatCompletions: WireFormat = {
   stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },
-  upstream: { generatePath, authHeaders },
+  upstream: { generatePath, requestHeaders },
   embeddings: {
     toCanonical: embeddingRequestToCanonical,
     fromCanonical: embeddingRequestFromCanonical,

@@ -7,6 +7,6 @@ export function generatePath(model: string, stream: boolean): string {
 }
 
 /** The real header name (never `?key=`, which would leak the key into access logs). */
-export function authHeaders(apiKey: string): Record<string, string> {
-  return { 'x-goog-api-key': apiKey };
+export function requestHeaders(apiKey: string | undefined): Record<string, string> {
+  return apiKey === undefined ? {} : { 'x-goog-api-key': apiKey };
 }

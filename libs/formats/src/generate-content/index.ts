@@ -6,7 +6,7 @@ import {
   embeddingsResponseToCanonical,
   embeddingsToCanonical,
 } from './embeddings.ts';
-import { authHeaders, generatePath } from './endpoint.ts';
+import { generatePath, requestHeaders } from './endpoint.ts';
 import { errorFromUpstream, renderError, renderStreamError } from './errors.ts';
 import { renderModel, renderModelList } from './models.ts';
 import { requestFromCanonical, requestToCanonical } from './request.ts';
@@ -23,7 +23,7 @@ export const generateContent: WireFormat = {
   stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage: extractStreamUsage },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },
-  upstream: { generatePath, authHeaders },
+  upstream: { generatePath, requestHeaders },
   countTokens: { toCanonical: countTokensToCanonical, render: renderCountTokens },
   embeddings: {
     toCanonical: embeddingsToCanonical,

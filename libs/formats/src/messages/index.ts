@@ -1,6 +1,6 @@
 import type { WireFormat } from '../wire-format.ts';
 import { countTokensToCanonical, renderCountTokens } from './count-tokens.ts';
-import { authHeaders, generatePath } from './endpoint.ts';
+import { generatePath, requestHeaders } from './endpoint.ts';
 import { errorFromUpstream, renderError, renderStreamError } from './errors.ts';
 import { extractUsage } from './extract-usage.ts';
 import { renderModel, renderModelList } from './models.ts';
@@ -17,6 +17,6 @@ export const messages: WireFormat = {
   stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },
-  upstream: { generatePath, authHeaders },
+  upstream: { generatePath, requestHeaders },
   countTokens: { toCanonical: countTokensToCanonical, render: renderCountTokens },
 };

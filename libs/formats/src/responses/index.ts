@@ -1,5 +1,5 @@
 import type { WireFormat } from '../wire-format.ts';
-import { authHeaders, generatePath } from './endpoint.ts';
+import { generatePath, requestHeaders } from './endpoint.ts';
 import { errorFromUpstream, renderError, renderStreamError } from './errors.ts';
 import { extractUsage } from './extract-usage.ts';
 import { renderModel, renderModelList } from './models.ts';
@@ -16,5 +16,5 @@ export const responses: WireFormat = {
   stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },
-  upstream: { generatePath, authHeaders },
+  upstream: { generatePath, requestHeaders },
 };

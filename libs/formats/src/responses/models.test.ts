@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authHeaders, generatePath } from './endpoint.ts';
+import { generatePath, requestHeaders } from './endpoint.ts';
 import { renderModel, renderModelList } from './models.ts';
 
 const model = { id: 'fast-chat', created: 1715367049, ownedBy: 'switchyard', kind: 'chat' as const, displayName: 'Fast chat' };
@@ -16,6 +16,6 @@ describe('renderModelList', () => {
 
 describe('responses upstream endpoint', () => {
   it('should call /responses with a bearer key', () => {
-    expect([generatePath(), authHeaders('sk-up')]).toEqual(['/responses', { Authorization: 'Bearer sk-up' }]);
+    expect([generatePath(), requestHeaders('sk-up')]).toEqual(['/responses', { Authorization: 'Bearer sk-up' }]);
   });
 });

@@ -32,7 +32,7 @@ export async function callUpstream(options: {
   const apiKey = endpoint.nextApiKey();
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    ...(apiKey === undefined ? {} : format.upstream.authHeaders(apiKey)),
+    ...format.upstream.requestHeaders(apiKey),
     ...endpoint.headers,
     ...options.extraHeaders,
   };

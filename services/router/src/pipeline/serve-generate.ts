@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError, type CanonicalUsage } from '@switchyard/canonical';
-import type { CatalogIndex } from '@switchyard/catalog-client';
+import type { CatalogIndex, ModelRecord } from '@switchyard/catalog-client';
 import type { UpstreamClient, UpstreamEndpoint } from '@switchyard/providers';
 import type { Dispatcher } from 'undici';
 import { backoffDelay, DEFAULT_RETRY, sleep } from '../routing/backoff.ts';
 import { candidateModels } from '../routing/candidate-models.ts';
 import { chooseDeployment } from '../routing/choose-deployment.ts';
-import { deploymentKey, type DeploymentHealth } from '../routing/deployment-health.ts';
+import { deploymentKey, type CircuitPolicy, type DeploymentHealth } from '../routing/deployment-health.ts';
 import { callUpstream, readErrorBody, transportError, type UpstreamTimeouts } from './call-upstream.ts';
 import type { Exchange, ExchangeOutcome } from './exchange.ts';
 import { estimateRequestTokens, estimateTextTokens } from './estimate-tokens.ts';
@@ -45,6 +45,7 @@ export async function serveGenerate(
   const { request } = prepared;
   const deadline = performance.now() + (prepared.model.timeouts?.totalMs ?? dependencies.timeouts.totalMs);
   let lastError: GatewayError | undefined;
+  let cooling: { keys: string[]; wait: number } | undefined;
   for (const model of candidateModels(prepared.model, index, prepared.tenant, prepared.key)) {
     if (model !== prepared.model) dependencies.onFallback(prepared.model.name);
     const policy = model.retry ?? DEFAULT_RETRY;
@@ -63,6 +64,7 @@ export async function serveGenerate(
         // All cooling down: wait for the first to reopen if that fits the retry budget, else fall back.
         const keys = model.deployments.map((candidate) => deploymentKey(candidate.provider, candidate.model));
         const wait = dependencies.health.availableAt(keys) - Date.now();
+        cooling = { keys, wait };
         if (wait > policy.maxBackoffMs || attempt === policy.attempts) break;
         await sleep(wait, request.signal);
         continue;
@@ -70,7 +72,7 @@ export async function serveGenerate(
       const exchange = bindExchange(prepared, model, deployment, dependencies.endpointOf(deployment.provider));
       const key = deploymentKey(deployment.provider, deployment.model);
       if (attempt > 0) dependencies.onRetry(exchange.endpoint.providerId);
-      const result = await attemptOnce(dependencies, exchange, prepared, key, deadline);
+      const result = await attemptOnce(dependencies, exchange, prepared, key, deadline, circuitPolicy(model));
       if (result.kind === 'retry') {
         lastError = result.error;
         failed.add(key);
@@ -81,7 +83,21 @@ export async function serveGenerate(
       return { ...outcome, exchange };
     }
   }
-  throw lastError ?? new GatewayError('unavailable', `No deployment of '${prepared.model.name}' is available right now.`, { retryAfterSeconds: 1 });
+  throw lastError ?? exhausted(prepared.model.name, cooling, dependencies.health);
+}
+
+/** Nothing was even tried: every deployment is cooling down. Say when to come back. */
+function exhausted(model: string, cooling: { keys: string[]; wait: number } | undefined, health: DeploymentHealth): GatewayError {
+  const retryAfterSeconds = Math.max(1, Math.ceil((cooling?.wait ?? 1000) / 1000));
+  if (cooling !== undefined && health.allRateLimited(cooling.keys)) {
+    return new GatewayError('rate_limited', `Every deployment of '${model}' is rate limited upstream.`, { retryAfterSeconds });
+  }
+  return new GatewayError('unavailable', `No deployment of '${model}' is available right now.`, { retryAfterSeconds });
+}
+
+function circuitPolicy(model: ModelRecord): CircuitPolicy {
+  const breaker = model.circuitBreaker;
+  return breaker === undefined ? {} : { failureThreshold: breaker.failures, cooldownMs: breaker.cooldownMs };
 }
 
 type AttemptResult = { kind: 'answer'; upstream: Dispatcher.ResponseData } | { kind: 'retry'; error: GatewayError };
@@ -97,6 +113,7 @@ async function attemptOnce(
   prepared: PreparedRequest,
   key: string,
   deadline: number,
+  circuit: CircuitPolicy,
 ): Promise<AttemptResult> {
   const { health } = dependencies;
   const { upstreamFormat, deployment, canonical, request } = exchange;
@@ -129,13 +146,13 @@ async function attemptOnce(
       health.finish(key);
       throw failure;
     }
-    health.fail(key);
+    health.fail(key, {}, circuit);
     return { kind: 'retry', error: failure };
   }
   if (upstream.statusCode >= 400 && isRetryableStatus(upstream.statusCode)) {
     const error = upstreamError(exchange, upstream, await readErrorBody(upstream));
     const retryAfterMs = error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
-    health.fail(key, { rateLimited: upstream.statusCode === 429, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    health.fail(key, { rateLimited: upstream.statusCode === 429, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) }, circuit);
     return { kind: 'retry', error };
   }
   if (upstream.statusCode >= 400) health.finish(key);

@@ -12,6 +12,13 @@ interface Entry {
   consecutiveFailures: number;
   cooldownUntil: number;
   state: CircuitState;
+  /** The circuit opened on a 429: the deployment is rate limited, not broken. */
+  rateLimited: boolean;
+}
+
+export interface CircuitPolicy {
+  failureThreshold?: number;
+  cooldownMs?: number;
 }
 
 export interface DeploymentHealthOptions {
@@ -50,7 +57,7 @@ export class DeploymentHealth {
   #entry(key: string): Entry {
     let entry = this.#entries.get(key);
     if (entry === undefined) {
-      entry = { inflight: 0, windowStart: 0, windowCount: 0, latencyMs: undefined, consecutiveFailures: 0, cooldownUntil: 0, state: CIRCUIT.closed };
+      entry = { inflight: 0, windowStart: 0, windowCount: 0, latencyMs: undefined, consecutiveFailures: 0, cooldownUntil: 0, state: CIRCUIT.closed, rateLimited: false };
       this.#entries.set(key, entry);
     }
     return entry;
@@ -80,20 +87,31 @@ export class DeploymentHealth {
 
   /** Whether the deployment has room for one more request this minute (its `rpm` capacity). */
   hasCapacity(key: string, rpm: number | undefined): boolean {
-    if (rpm === undefined) return true;
-    const entry = this.#entry(key);
+    return rpm === undefined || this.#currentWindow(this.#entry(key)).windowCount < rpm;
+  }
+
+  /** Whether every one of `keys` is cooling down because its upstream rate-limited us. */
+  allRateLimited(keys: Iterable<string>): boolean {
+    for (const key of keys) {
+      const entry = this.#entry(key);
+      if (entry.state === CIRCUIT.closed || !entry.rateLimited) return false;
+    }
+    return true;
+  }
+
+  begin(key: string): void {
+    const entry = this.#currentWindow(this.#entry(key));
+    entry.inflight++;
+    entry.windowCount++;
+  }
+
+  #currentWindow(entry: Entry): Entry {
     const now = this.#now();
     if (now - entry.windowStart >= 60_000) {
       entry.windowStart = now;
       entry.windowCount = 0;
     }
-    return entry.windowCount < rpm;
-  }
-
-  begin(key: string): void {
-    const entry = this.#entry(key);
-    entry.inflight++;
-    entry.windowCount++;
+    return entry;
   }
 
   succeed(key: string, firstByteMs: number): void {
@@ -104,13 +122,18 @@ export class DeploymentHealth {
     this.#setState(key, entry, CIRCUIT.closed);
   }
 
-  /** A failed attempt; `rateLimited` opens the circuit at once, for at least `retryAfterMs`. */
-  fail(key: string, failure: { rateLimited?: boolean; retryAfterMs?: number } = {}): void {
+  /**
+   * A failed attempt; `rateLimited` opens the circuit at once, for at least `retryAfterMs`.
+   * `policy` overrides the defaults for this deployment's model.
+   */
+  fail(key: string, failure: { rateLimited?: boolean; retryAfterMs?: number } = {}, policy: CircuitPolicy = {}): void {
     const entry = this.#entry(key);
     entry.inflight = Math.max(0, entry.inflight - 1);
     entry.consecutiveFailures++;
-    if (failure.rateLimited === true || entry.state === CIRCUIT.halfOpen || entry.consecutiveFailures >= this.#failureThreshold) {
-      entry.cooldownUntil = this.#now() + Math.max(this.#cooldownMs, failure.retryAfterMs ?? 0);
+    const threshold = policy.failureThreshold ?? this.#failureThreshold;
+    if (failure.rateLimited === true || entry.state === CIRCUIT.halfOpen || entry.consecutiveFailures >= threshold) {
+      entry.cooldownUntil = this.#now() + Math.max(policy.cooldownMs ?? this.#cooldownMs, failure.retryAfterMs ?? 0);
+      entry.rateLimited = failure.rateLimited === true;
       this.#setState(key, entry, CIRCUIT.open);
     }
   }
