@@ -72,6 +72,8 @@ models:
     deployments: [{ provider: steady-messages, model: backup-claude }]
   - name: plain
     deployments: [{ provider: steady, model: plain-model }]
+server:
+  streamKeepAliveMs: 100
 tenants:
   - id: routing
     keys: [{ id: k, key: ${KEY} }]
@@ -187,5 +189,27 @@ tenants:
     }
     expect(seenAt).toBeDefined();
     expect((seenAt ?? Infinity) - abortedAt).toBeLessThan(100);
+  });
+
+  it.each([
+    ['/v1/chat/completions', { authorization: `Bearer ${KEY}` }, { messages: [{ role: 'user', content: 'Quiet start [[sim:ttft_ms=450]]' }] }, ': keep-alive\n\n'],
+    [
+      '/v1/messages',
+      { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' },
+      { max_tokens: 50, messages: [{ role: 'user', content: 'Quiet start [[sim:ttft_ms=450]]' }] },
+      'event: ping\ndata: {"type": "ping"}\n\n',
+    ],
+  ])('should keep a quiet %s stream alive between whole events', async (path, headers, body, keepAlive) => {
+    const response = await fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'plain', stream: true, ...body }),
+    });
+    const text = await response.text();
+    // The quiet start is filled with whole keep-alives; without them the stream is the plain event sequence.
+    expect(text.startsWith(keepAlive)).toBe(true);
+    const events = text.split(keepAlive).join('').split('\n\n').filter((block) => block !== '');
+    expect(events[0]).toMatch(/^(data: \{"id"|event: message_start\n)/);
+    for (const event of events) expect(event).toMatch(/^(event: [a-z_.]+\n)?data: /);
   });
 });

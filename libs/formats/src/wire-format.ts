@@ -90,6 +90,11 @@ export interface WireFormat {
   stream: {
     createDecoder(): StreamDecoder;
     createEncoder(context: ResponseContext): StreamEncoder;
+    /**
+     * What to write during a quiet stream so clients and proxies keep the connection: an SSE
+     * comment, or the vendor's own ping event where clients only reset idle timers on events.
+     */
+    keepAlive: string;
     /** Reads usage from one event of this format's stream without decoding the rest (same-format fast path). */
     extractUsage(event: SseEvent): Partial<CanonicalUsage> | undefined;
   };

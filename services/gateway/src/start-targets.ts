@@ -101,6 +101,7 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
     logger,
     limiter,
     responseStore: responseStoreFor(env),
+    keepAliveMs: config.server.streamKeepAliveMs,
     ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }),
   });
   let draining = false;

@@ -27,6 +27,8 @@ export interface RouterOptions {
   responseStore?: ResponseStore;
   /** Charged with the real token usage once an answer ends (admission reserved an estimate). */
   limiter?: Limiter;
+  /** Quiet time on a stream before a keep-alive is written (default 15 s). */
+  keepAliveMs?: number;
 }
 
 export interface Router {
@@ -64,6 +66,7 @@ export function createRouter(options: RouterOptions): Router {
     upstream,
     timeouts,
     health,
+    keepAliveMs: options.keepAliveMs ?? 15_000,
     endpointOf,
     onTranslation: (pair: string, seconds: number) => metrics.translationDuration.observe({ pair }, seconds),
     onRetry: (providerId: string) => metrics.retries.inc({ provider: providerId }),

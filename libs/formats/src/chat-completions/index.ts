@@ -1,3 +1,4 @@
+import { COMMENT_KEEP_ALIVE as KEEP_ALIVE } from '../shared/index.ts';
 import type { WireFormat } from '../wire-format.ts';
 import {
   embeddingRequestFromCanonical,
@@ -19,7 +20,7 @@ export const chatCompletions: WireFormat = {
   id: 'chat-completions',
   request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
   response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical },
-  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage },
+  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage, keepAlive: KEEP_ALIVE },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },
   upstream: { generatePath, requestHeaders },

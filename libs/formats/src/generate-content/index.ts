@@ -1,3 +1,4 @@
+import { COMMENT_KEEP_ALIVE as KEEP_ALIVE } from '../shared/index.ts';
 import type { WireFormat } from '../wire-format.ts';
 import { countTokensToCanonical, renderCountTokens } from './count-tokens.ts';
 import {
@@ -20,7 +21,7 @@ export const generateContent: WireFormat = {
   id: 'generate-content',
   request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
   response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical },
-  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage: extractStreamUsage },
+  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage: extractStreamUsage, keepAlive: KEEP_ALIVE },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },
   upstream: { generatePath, requestHeaders },

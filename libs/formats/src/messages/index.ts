@@ -10,11 +10,17 @@ import { createStreamDecoder } from './stream-decoder.ts';
 import { createStreamEncoder } from './stream-encoder.ts';
 
 /** Vendor A's Messages API, both directions through the canonical types (protocols.md §5). */
+/**
+ * Messages clients reset their idle watchdogs only on real events, so quiet streams get the
+ * vendor's own `ping` (protocols.md §2), written only while the upstream is alive.
+ */
+const KEEP_ALIVE = 'event: ping\ndata: {"type": "ping"}\n\n';
+
 export const messages: WireFormat = {
   id: 'messages',
   request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
   response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical },
-  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage },
+  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage, keepAlive: KEEP_ALIVE },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },
   upstream: { generatePath, requestHeaders },

@@ -4,3 +4,4 @@ export * from './map-reasoning-effort.ts';
 export * from './create-id.ts';
 export * from './zod-issue-to-error.ts';
 export * from './map-tool-call-id.ts';
+export * from './keep-alive.ts';

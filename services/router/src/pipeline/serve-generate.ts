@@ -17,6 +17,8 @@ export interface GenerateDependencies {
   upstream: UpstreamClient;
   timeouts: UpstreamTimeouts;
   health: DeploymentHealth;
+  /** Quiet time on a stream before a keep-alive is written. */
+  keepAliveMs: number;
   endpointOf(providerId: string): UpstreamEndpoint;
   /** Records time spent translating, by `client→upstream` pair. */
   onTranslation(pair: string, seconds: number): void;
@@ -176,7 +178,7 @@ async function answer(
   if (upstream.statusCode >= 400) return relayUpstreamError(exchange, upstream, response, headers);
 
   if (canonical.stream) {
-    const result = await streamAnswer(exchange, upstream, response, headers);
+    const result = await streamAnswer(exchange, upstream, response, headers, dependencies.keepAliveMs);
     const usage = result.answer?.usage;
     return {
       status: result.error === undefined ? 200 : result.error.status,

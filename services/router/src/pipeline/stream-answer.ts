@@ -35,6 +35,7 @@ export async function streamAnswer(
   upstream: Dispatcher.ResponseData,
   response: ServerResponse,
   headers: Record<string, string>,
+  keepAliveMs: number,
 ): Promise<StreamResult> {
   const { clientFormat, upstreamFormat, sameFormat, request } = exchange;
   const requestId = request.identity.requestId;
@@ -56,12 +57,20 @@ export async function streamAnswer(
   const accumulator = new StreamAccumulator();
   const result: StreamResult = { answer: undefined, generatedText: () => accumulator.generatedText(), error: undefined, firstByteAt: undefined };
   let upstreamErrorRelayed = false;
+  let quiet = true;
 
   const write = (text: string) => {
     if (text.length === 0) return;
     if (result.firstByteAt === undefined) result.firstByteAt = performance.now();
+    quiet = false;
     response.write(text);
   };
+  // Whole events only are ever written, so a keep-alive can never land inside one. The timer
+  // lives only while the upstream is being read: a dead upstream is not masked by pings.
+  const keepAlive = setInterval(() => {
+    if (quiet) response.write(clientFormat.stream.keepAlive);
+    quiet = true;
+  }, keepAliveMs);
 
   const observe = (parts: StreamPart[]): string => {
     let out = '';
@@ -102,6 +111,7 @@ export async function streamAnswer(
       write(encoder === undefined ? clientFormat.errors.renderStreamError(failure, requestId) : encoder.push({ type: 'error', error: failure }));
     }
   }
+  clearInterval(keepAlive);
   response.end();
   result.answer = accumulator.response;
   return result;
