@@ -1,0 +1,419 @@
+// Static checks of the Helm chart (helm/switchyard), the image recipe (deploy/Dockerfile) and
+// the dashboard/alert sync, fast enough for every test run. Where a `helm` binary is on PATH,
+// `helm lint` and `helm template` run too; elsewhere those tests are skipped with a message.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfig } from '@switchyard/config';
+import { Ajv, type ErrorObject } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { isMap, isScalar, parse, parseAllDocuments, parseDocument, type YAMLMap } from 'yaml';
+
+const root = join(import.meta.dirname, '../..');
+const chart = join(root, 'helm/switchyard');
+const read = (path: string): string => readFileSync(path, 'utf8');
+
+type Values = Record<string, unknown>;
+interface Schema {
+  type?: string | string[];
+  description?: string;
+  properties?: Record<string, Schema>;
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+  anyOf?: Schema[];
+  definitions?: Record<string, Schema>;
+  $ref?: string;
+}
+
+const schema = JSON.parse(read(join(chart, 'values.schema.json'))) as Schema;
+const values = parse(read(join(chart, 'values.yaml'))) as Values;
+const ciFiles = readdirSync(join(chart, 'ci'))
+  .filter((name) => name.endsWith('.yaml'))
+  .sort();
+const ciValues = (name: string): Values => parse(read(join(chart, 'ci', name))) as Values;
+
+function templateFiles(directory = join(chart, 'templates')): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? templateFiles(join(directory, entry.name)) : [join(directory, entry.name)],
+  );
+}
+const templates = templateFiles().map((file) => ({ file, text: read(file) }));
+const allTemplateText = templates.map((template) => template.text).join('\n');
+
+// Helm's own rule for `-f` files: maps merge key by key, anything else (lists included)
+// replaces, and null deletes the key.
+function mergeValues(base: Values, override: Values): Values {
+  const merged: Values = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    const current = merged[key];
+    if (value === null) delete merged[key];
+    else if (isPlainObject(value) && isPlainObject(current)) merged[key] = mergeValues(current, value);
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Values {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function resolve(node: Schema): Schema {
+  if (node.$ref === undefined) return node;
+  const name = node.$ref.replace('#/definitions/', '');
+  const target = schema.definitions?.[name];
+  if (target === undefined) throw new Error(`unresolved $ref ${node.$ref}`);
+  return resolve(target);
+}
+
+/** An object the chart passes through untyped: Kubernetes shapes, annotations, `catalog`. */
+function isFreeForm(node: Schema): boolean {
+  return node.type === 'object' && node.properties === undefined;
+}
+
+function walkSchema(node: Schema, path: string, visit: (node: Schema, path: string) => void): void {
+  visit(node, path);
+  for (const [name, child] of Object.entries(node.properties ?? {})) walkSchema(child, `${path}.${name}`, visit);
+  if (node.items !== undefined) walkSchema(node.items, `${path}[]`, visit);
+  if (typeof node.additionalProperties === 'object') walkSchema(node.additionalProperties, `${path}.*`, visit);
+  for (const [name, child] of Object.entries(node.definitions ?? {})) walkSchema(child, `#/definitions/${name}`, visit);
+}
+
+const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
+const validate = ajv.compile(schema);
+const errorsOf = (candidate: unknown): ErrorObject[] => (validate(candidate) ? [] : [...(validate.errors ?? [])]);
+
+describe('values.schema.json', () => {
+  it('should close every object that declares its properties (additionalProperties: false)', () => {
+    const open: string[] = [];
+    walkSchema(schema, '', (node, path) => {
+      if (node.properties !== undefined && node.additionalProperties !== false) open.push(path || '(root)');
+    });
+    expect(open).toEqual([]);
+  });
+
+  it('should describe every property', () => {
+    const undocumented: string[] = [];
+    walkSchema(schema, '', (node, path) => {
+      for (const [name, child] of Object.entries(node.properties ?? {})) {
+        if (!child.description) undocumented.push(`${path}.${name}`);
+      }
+    });
+    expect(undocumented).toEqual([]);
+  });
+
+  it('should accept values.yaml', () => {
+    expect(errorsOf(values)).toEqual([]);
+  });
+
+  it('should have the ci values files the docs name', () => {
+    expect(ciFiles).toEqual(expect.arrayContaining(['monolithic-values.yaml', 'microservices-values.yaml', 'production-example-values.yaml']));
+  });
+
+  it.each(ciFiles)('should accept ci/%s, alone and merged over values.yaml', (name) => {
+    expect(errorsOf(ciValues(name))).toEqual([]);
+    expect(errorsOf(mergeValues(values, ciValues(name)))).toEqual([]);
+  });
+
+  const broken: Array<[string, Values, string]> = [
+    ['an unknown top-level key', { replicaCount: 3 }, ''],
+    ['a typo in a nested key', { targets: { router: { replica: 3 } } }, '/targets/router'],
+    ['a typo in a deeply nested key', { targets: { ingress: { autoscaling: { inflight: { target: '10' } } } } }, '/targets/ingress/autoscaling/inflight'],
+    ['a wrong type', { targets: { ingress: { replicas: 'two' } } }, '/targets/ingress/replicas'],
+    ['a bad mode', { mode: 'hybrid' }, '/mode'],
+    ['a boolean annotation value', { targets: { all: { podAnnotations: { 'prometheus.io/scrape': true } } } }, '/targets/all/podAnnotations'],
+    ['a secretEnv entry without its Secret', { secretEnv: [{ name: 'OPENAI_API_KEY' }] }, '/secretEnv/0'],
+    ['a bad environment variable name', { secretEnv: [{ name: 'OPENAI-KEY', secretRef: { name: 's', key: 'k' } }] }, '/secretEnv/0/name'],
+    ['a Redis URL without a scheme', { redis: { url: 'redis.internal:6379' } }, '/redis/url'],
+    ['an image digest that is not sha256', { image: { digest: 'latest' } }, '/image/digest'],
+    ['a bad service type', { targets: { router: { service: { type: 'Internal' } } } }, '/targets/router/service/type'],
+    ['a bad resource quantity', { targets: { worker: { resources: { requests: { memory: 'lots' } } } } }, '/targets/worker/resources/requests/memory'],
+    ['a typo under resources', { targets: { worker: { resources: { request: { cpu: '1' } } } } }, '/targets/worker/resources'],
+    ['a bad percentage', { rollingUpdate: { maxSurge: '25 percent' } }, '/rollingUpdate/maxSurge'],
+    ['a bad Prometheus duration', { monitoring: { serviceMonitor: { interval: '30 seconds' } } }, '/monitoring/serviceMonitor/interval'],
+  ];
+
+  it.each(broken)('should reject %s', (_label, override, instancePath) => {
+    const errors = errorsOf(mergeValues(values, override));
+    expect(errors.length).toBeGreaterThan(0);
+    // The error sits at the bad field, or at the object that refuses an unknown key.
+    const paths = errors.map((error) => error.instancePath);
+    expect(paths.some((path) => path === instancePath || path.startsWith(`${instancePath}/`)), paths.join(', ')).toBe(true);
+  });
+});
+
+describe('templates', () => {
+  it('should only reference .Values paths that values.yaml defines (or that lie under a free-form map)', () => {
+    const missing: string[] = [];
+    const seen = new Set<string>();
+    for (const { file, text } of templates) {
+      for (const match of text.matchAll(/\.Values((?:\.[A-Za-z0-9_]+)+)/g)) {
+        const path = (match[1] ?? '').slice(1).split('.');
+        const key = `${file}:${path.join('.')}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        let node: Schema = schema;
+        let value: unknown = values;
+        for (const segment of path) {
+          node = resolve(node);
+          if (isFreeForm(node)) break;
+          const child = node.properties?.[segment];
+          if (child === undefined || !isPlainObject(value) || !(segment in value)) {
+            missing.push(`${file.replace(`${chart}/`, '')}: .Values.${path.join('.')}`);
+            break;
+          }
+          node = child;
+          value = value[segment];
+        }
+      }
+    }
+    expect(seen.size).toBeGreaterThan(20);
+    expect(missing).toEqual([]);
+  });
+
+  it('should use every key of values.yaml somewhere (no dead settings)', () => {
+    const unused: string[] = [];
+    const visit = (node: Schema, value: unknown, path: string[]) => {
+      node = resolve(node);
+      if (isFreeForm(node) || !isPlainObject(value)) return;
+      for (const [key, child] of Object.entries(value)) {
+        if (path.length === 0 && key === 'global') continue; // for parent charts, by definition unread
+        const used = new RegExp(`(?<![A-Za-z0-9_])${key}(?![A-Za-z0-9_])`).test(allTemplateText);
+        if (!used) unused.push([...path, key].join('.'));
+        const childSchema = node.properties?.[key];
+        if (childSchema !== undefined) visit(childSchema, child, [...path, key]);
+      }
+    };
+    visit(schema, values, []);
+    expect(unused).toEqual([]);
+  });
+
+  it('should only set environment variables that the Switchyard code reads', () => {
+    const sources = ['services', 'libs']
+      .flatMap((folder) => templateFilesOf(join(root, folder)))
+      .map((file) => read(file))
+      .join('\n');
+    const names = new Set([...allTemplateText.matchAll(/- name: ([A-Z][A-Z0-9_]+)\n/g)].map((match) => match[1] ?? ''));
+    expect(names).toContain('SWITCHYARD_SHUTDOWN_GRACE_MS');
+    const unread = [...names].filter((name) => !sources.includes(name));
+    expect(unread).toEqual([]);
+  });
+});
+
+function templateFilesOf(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name === 'node_modules') return [];
+    const path = join(directory, entry.name);
+    return entry.isDirectory() ? templateFilesOf(path) : entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+describe('values.yaml', () => {
+  it('should document every key with a comment (except inside free-form maps and resources)', () => {
+    const document = parseDocument(read(join(chart, 'values.yaml')));
+    const undocumented: string[] = [];
+    const visit = (map: YAMLMap, node: Schema, path: string[]) => {
+      map.items.forEach((pair, index) => {
+        const key = isScalar(pair.key) ? String(pair.key.value) : '?';
+        const keyComment = isScalar(pair.key) ? pair.key.commentBefore : undefined;
+        const inlineComment = isScalar(pair.value) ? pair.value.comment : undefined;
+        const firstKeyComment = index === 0 ? (map.commentBefore ?? (path.length === 0 ? document.commentBefore : undefined)) : undefined;
+        if (!keyComment && !inlineComment && !firstKeyComment) undocumented.push([...path, key].join('.'));
+        const childSchema = node.properties?.[key];
+        if (childSchema === undefined || key === 'resources') return;
+        const resolved = resolve(childSchema);
+        if (!isFreeForm(resolved) && isMap(pair.value)) visit(pair.value, resolved, [...path, key]);
+      });
+    };
+    if (!isMap(document.contents)) throw new Error('values.yaml is not a map');
+    visit(document.contents, schema, []);
+    expect(undocumented).toEqual([]);
+  });
+});
+
+describe('catalog values', () => {
+  // `${VAR}` references resolve to a placeholder long enough to pass as a key.
+  const check = (label: string, valuesOf: Values) => {
+    const text = JSON.stringify(valuesOf.catalog ?? {});
+    const env = Object.fromEntries([...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => [match[1], `placeholder-${'x'.repeat(32)}`]));
+    return parseConfig(JSON.stringify(valuesOf.catalog ?? {}), label, env);
+  };
+
+  it('should pass the Switchyard config schema in values.yaml and every ci file', () => {
+    expect(() => check('values.yaml', values)).not.toThrow();
+    for (const name of ciFiles) expect(() => check(name, mergeValues(values, ciValues(name))), name).not.toThrow();
+  });
+
+  it('should give every ${VAR} of a microservices catalog a secretEnv entry, and use no generated keys', () => {
+    for (const name of ciFiles) {
+      const merged = mergeValues(values, ciValues(name));
+      if (merged.mode !== 'microservices') continue;
+      const text = JSON.stringify(merged.catalog);
+      const referenced = [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]);
+      const provided = ((merged.secretEnv as Array<{ name: string }> | undefined) ?? []).map((entry) => entry.name);
+      expect(referenced.filter((variable) => !provided.includes(variable ?? '')), name).toEqual([]);
+      // The catalog target refuses `generate: true` keys (they are for the one-process demo).
+      expect(text, name).not.toContain('"generate":true');
+    }
+  });
+});
+
+describe('deploy/Dockerfile', () => {
+  const dockerfile = read(join(root, 'deploy/Dockerfile'));
+
+  it('should copy the package.json of every workspace before npm ci (else the lockfile install fails)', () => {
+    const workspaces = ['libs', 'services'].flatMap((folder) =>
+      readdirSync(join(root, folder))
+        .filter((name) => existsSync(join(root, folder, name, 'package.json')))
+        .map((name) => `${folder}/${name}/package.json`),
+    );
+    const copied = [...dockerfile.matchAll(/^COPY ((?:libs|services)\/[^/\s]+\/package\.json) /gm)].map((match) => match[1]);
+    expect(copied.sort()).toEqual(workspaces.sort());
+    expect(dockerfile.indexOf('npm ci --omit=dev')).toBeGreaterThan(dockerfile.lastIndexOf('/package.json '));
+  });
+
+  it('should run the CLI as a non-root user with `all` as the default target', () => {
+    expect(dockerfile).toMatch(/^FROM \$\{NODE_IMAGE\} AS runtime$/m);
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24[.\d]*-slim/m);
+    expect(dockerfile).toMatch(/^USER 1000:1000$/m);
+    expect(dockerfile).toContain('ENTRYPOINT ["node", "bin/switchyard.js"]');
+    expect(dockerfile).toContain('CMD ["all"]');
+    expect(dockerfile).toContain('EXPOSE 8080');
+  });
+});
+
+describe('scripts/sync-dashboards.mjs', () => {
+  const run = (...options: string[]) =>
+    spawnSync(process.execPath, [join(root, 'scripts/sync-dashboards.mjs'), ...options], { encoding: 'utf8' });
+
+  it('should find the chart copies of the dashboards and alerts in sync (--check)', () => {
+    const result = run('--check');
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+
+  it('should report missing, different and stale copies, and fix them', () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'sync-dashboards-'));
+    try {
+      mkdirSync(join(scratch, 'deploy/grafana/dashboards'), { recursive: true });
+      mkdirSync(join(scratch, 'deploy/prometheus'), { recursive: true });
+      writeFileSync(join(scratch, 'deploy/grafana/dashboards/overview.json'), '{"title":"Overview"}\n');
+      writeFileSync(join(scratch, 'deploy/prometheus/alerts.yaml'), 'groups: []\n');
+      expect(run('--check', '--root', scratch).status).toBe(1);
+      expect(run('--root', scratch).status).toBe(0);
+      expect(run('--check', '--root', scratch).status).toBe(0);
+      expect(read(join(scratch, 'helm/switchyard/files/alerts.yaml'))).toBe('groups: []\n');
+
+      writeFileSync(join(scratch, 'deploy/grafana/dashboards/overview.json'), '{"title":"Overview 2"}\n');
+      expect(run('--check', '--root', scratch).stderr).toContain('differs');
+      rmSync(join(scratch, 'deploy/grafana/dashboards/overview.json'));
+      expect(run('--check', '--root', scratch).stderr).toContain('stale');
+      expect(run('--root', scratch).status).toBe(0);
+      expect(existsSync(join(scratch, 'helm/switchyard/dashboards/overview.json'))).toBe(false);
+
+      writeFileSync(join(scratch, 'deploy/grafana/dashboards/broken.json'), '{');
+      expect(run('--check', '--root', scratch).status).toBe(2);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+const helm = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' });
+const helmAvailable = helm.status === 0;
+if (!helmAvailable) {
+  console.info('helm is not on PATH: skipping `helm lint` and `helm template` of helm/switchyard (schema and template checks above still ran).');
+}
+
+describe.runIf(helmAvailable)('helm lint and helm template', () => {
+  const kubeVersion = '1.31.0';
+  const monitoringFilesPresent =
+    existsSync(join(chart, 'files/alerts.yaml')) &&
+    existsSync(join(chart, 'dashboards')) &&
+    readdirSync(join(chart, 'dashboards')).some((name) => name.endsWith('.json'));
+  const needsMonitoringFiles = (name: string) => {
+    const monitoring = mergeValues(values, ciValues(name)).monitoring as { prometheusRule: { enabled: boolean }; grafanaDashboards: { enabled: boolean } };
+    return monitoring.prometheusRule.enabled || monitoring.grafanaDashboards.enabled;
+  };
+  const helmRun = (...options: string[]) => spawnSync('helm', options, { encoding: 'utf8', cwd: root });
+  const render = (...options: string[]) => {
+    const result = helmRun('template', 'sy', chart, '--namespace', 'gateway', '--kube-version', kubeVersion, ...options);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    return parseAllDocuments(result.stdout)
+      .map((document) => document.toJS() as { kind: string; metadata: { name: string }; spec?: Record<string, unknown> } | null)
+      .filter((document) => document !== null);
+  };
+
+  it('should lint with the default values', () => {
+    const result = helmRun('lint', chart, '--strict', '--kube-version', kubeVersion);
+    expect(result.stdout + result.stderr).toMatch(/0 chart\(s\) failed/);
+  });
+
+  it.each(ciFiles)('should lint and render with ci/%s', (name) => {
+    if (needsMonitoringFiles(name) && !monitoringFilesPresent) {
+      console.info(`ci/${name} enables alerts or dashboards, which deploy/ does not provide yet: skipped.`);
+      return;
+    }
+    const file = join(chart, 'ci', name);
+    const lint = helmRun('lint', chart, '--strict', '--kube-version', kubeVersion, '--values', file);
+    expect(lint.stdout + lint.stderr).toMatch(/0 chart\(s\) failed/);
+    const documents = render('--values', file);
+    const deployments = documents.filter((document) => document.kind === 'Deployment').map((document) => document.metadata.name);
+    const mode = mergeValues(values, ciValues(name)).mode;
+    expect(deployments.sort()).toEqual(
+      mode === 'monolithic' ? ['sy-switchyard-all'] : expect.arrayContaining(['sy-switchyard-catalog', 'sy-switchyard-ingress', 'sy-switchyard-router']),
+    );
+  });
+
+  it('should render both modes from the defaults', () => {
+    const monolithic = render();
+    expect(monolithic.filter((document) => document.kind === 'Deployment')).toHaveLength(1);
+    const microservices = render('--set', 'mode=microservices', '--set', 'redis.url=redis://redis:6379');
+    expect(microservices.filter((document) => document.kind === 'Deployment').map((document) => document.metadata.name).sort()).toEqual([
+      'sy-switchyard-catalog',
+      'sy-switchyard-ingress',
+      'sy-switchyard-router',
+      'sy-switchyard-worker',
+    ]);
+  });
+
+  it('should refuse values the schema or the chart checks reject', () => {
+    for (const options of [
+      ['--set', 'mode=hybrid'],
+      ['--set', 'targets.router.replica=3'],
+      ['--set', 'mode=microservices'], // no Redis
+      ['--set', 'targets.all.replicas=3'], // monolithic, no Redis
+    ]) {
+      const result = helmRun('template', 'sy', chart, '--kube-version', kubeVersion, ...options);
+      expect(result.status, options.join(' ')).not.toBe(0);
+    }
+  });
+
+  it('should render the alerts and dashboards when the chart holds them', () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'switchyard-chart-'));
+    try {
+      cpSync(chart, scratch, { recursive: true });
+      mkdirSync(join(scratch, 'files'), { recursive: true });
+      mkdirSync(join(scratch, 'dashboards'), { recursive: true });
+      writeFileSync(
+        join(scratch, 'files/alerts.yaml'),
+        'groups:\n  - name: t\n    rules:\n      - alert: A\n        expr: vector(1)\n        annotations: { summary: "{{ $value }}" }\n      - alert: B\n        expr: vector(1)\n',
+      );
+      writeFileSync(join(scratch, 'dashboards/overview.json'), '{"title":"Overview"}\n');
+      const result = spawnSync(
+        'helm',
+        ['template', 'sy', scratch, '--kube-version', kubeVersion, '--set', 'monitoring.prometheusRule.enabled=true', '--set', 'monitoring.grafanaDashboards.enabled=true', '--set', 'monitoring.prometheusRule.disabledAlerts={B}'],
+        { encoding: 'utf8' },
+      );
+      expect(result.stderr).toBe('');
+      const documents = parseAllDocuments(result.stdout).map((document) => document.toJS() as { kind: string; data?: Record<string, string>; spec?: { groups: Array<{ rules: Array<{ alert: string; annotations?: Record<string, string> }> }> } } | null);
+      const rule = documents.find((document) => document?.kind === 'PrometheusRule');
+      expect(rule?.spec?.groups[0]?.rules.map((entry) => entry.alert)).toEqual(['A']);
+      expect(rule?.spec?.groups[0]?.rules[0]?.annotations?.summary).toBe('{{ $value }}');
+      expect(documents.some((document) => document?.kind === 'ConfigMap' && document.data?.['overview.json'] !== undefined)).toBe(true);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
