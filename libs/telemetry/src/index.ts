@@ -2,3 +2,4 @@ export * from './metrics.ts';
 export * from './logger.ts';
 export * from './bounded-label.ts';
 export * from './ops-routes.ts';
+export * from './tracing.ts';
