@@ -1,6 +1,9 @@
+import { redisTest } from '@switchyard/testkit';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { PERIOD_MS } from './constants.ts';
+import { Redis } from 'ioredis';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { inlineIncludes } from './commands.ts';
+import { MAX_LIMIT, PERIOD_MS } from './constants.ts';
 import { admitToBucket, bucketWindow, chargeBucket, drainBucket, type Bucket } from './gcra.ts';
 
 interface Arrival {
@@ -112,5 +115,43 @@ describe('GCRA maths', () => {
     // 59 of 60 used: one left, and back to 60 once 59 seconds have drained.
     expect(bucketWindow(59 * PERIOD_MS, 60)).toEqual({ limit: 60, remaining: 1, resetMs: 59_000 });
     expect(bucketWindow(70 * PERIOD_MS, 60)).toEqual({ limit: 60, remaining: 0, resetMs: 70_000 });
+  });
+
+  redisTest('should compute exactly what lua/includes/gcra.lua computes, up to the largest limits', async ({ redisUrl }) => {
+    // The whole-limiter equivalence (redis-limiter.test.ts) covers histories with small limits;
+    // this covers the arithmetic alone across the full range, where doubles could round.
+    const redis = new Redis(redisUrl);
+    onTestFinished(() => redis.disconnect());
+    const script = inlineIncludes(
+      [
+        '--- @include "constants"',
+        '--- @include "gcra"',
+        'local limit = tonumber(ARGV[2])',
+        'local allowed, exceeds_limit, level, retry_after_ms = admit_to_bucket(tonumber(ARGV[1]), limit, tonumber(ARGV[3]))',
+        'local remaining, reset_ms = bucket_window(level, limit)',
+        'return { allowed and 1 or 0, exceeds_limit and 1 or 0, integer_string(level), retry_after_ms, remaining, reset_ms }',
+      ].join('\n'),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: MAX_LIMIT }).chain((limit) =>
+          fc.tuple(fc.constant(limit), fc.integer({ min: 0, max: 2 * limit * PERIOD_MS }), fc.oneof(fc.integer({ min: 0, max: limit + 1 }), fc.integer({ min: 0, max: MAX_LIMIT + 1 }))),
+        ),
+        async ([limit, level, cost]) => {
+          const decision = admitToBucket(level, limit, cost);
+          const window = bucketWindow(decision.level, limit);
+          const reply = await redis.eval(script, 0, String(level), String(limit), String(cost));
+          expect(reply).toEqual([
+            Number(decision.allowed),
+            Number(decision.exceedsLimit),
+            String(decision.level),
+            decision.retryAfterMs,
+            window.remaining,
+            window.resetMs,
+          ]);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

@@ -112,16 +112,18 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     }
   }
 
-  /** One replay at a time, however many calls arrive while it runs. */
+  /** Sent together (ioredis pipelines them on the one connection); one replay at a time. */
   function replayReleases(): Promise<void> {
-    replaying ??= (async () => {
-      for (const [requestId, request] of pendingReleases) {
+    replaying ??= Promise.all(
+      [...pendingReleases].map(async ([requestId, request]) => {
         await sendRelease(request);
         pendingReleases.delete(requestId);
-      }
-    })().finally(() => {
-      replaying = undefined;
-    });
+      }),
+    )
+      .then(() => undefined)
+      .finally(() => {
+        replaying = undefined;
+      });
     return replaying;
   }
 
@@ -156,6 +158,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
       assertLimitSet(request.tenantLimits, 'tenant');
       assertLimitSet(request.keyLimits, 'key');
       const cost = tokenCost(request.estimatedTokens);
+      // Nothing to check means nothing to ask the store, so an outage cannot degrade the answer.
       if (!hasAnyLimit(request.tenantLimits) && !hasAnyLimit(request.keyLimits)) {
         return { allowed: true, retryAfterMs: 0, degraded: false };
       }
@@ -237,7 +240,7 @@ function withoutBudgets({ rpm, tpm, concurrency }: LimitSet): LimitSet {
 }
 
 function hasAnyLimit(limits: LimitSet): boolean {
-  return firstRateLimit(limits, 'tenant') !== undefined || hasBudget(limits);
+  return limits.rpm !== undefined || limits.tpm !== undefined || limits.concurrency !== undefined || hasBudget(limits);
 }
 
 async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {

@@ -13,21 +13,37 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** Runs `redis-server` as a child process on a free port, without persistence. */
+/**
+ * Runs `redis-server` as a child process on a free port, without persistence. The port can be
+ * taken between `getFreePort` and the server binding it (test files start servers in
+ * parallel), so a failed first start is retried on another port.
+ */
 export async function startRedisProcess(): Promise<RedisServer> {
   const binary = findRedisServer();
-  const port = await getFreePort();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnPort(binary, await getFreePort());
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
+async function startOnPort(binary: string, port: number): Promise<RedisServer> {
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
 
   const start = async (): Promise<void> => {
     const started = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let stderr = '';
-    started.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
+    // redis-server logs to stdout, including why it could not start ("Address already in use").
+    let log = '';
+    const collect = (chunk: Buffer): void => {
+      log = (log + chunk.toString('utf8')).slice(-2_000);
+    };
+    started.stdout?.on('data', collect);
+    started.stderr?.on('data', collect);
     running.add(started);
     started.once('exit', () => running.delete(started));
     child = started;
@@ -35,7 +51,7 @@ export async function startRedisProcess(): Promise<RedisServer> {
       await waitForRedis(url, 10_000, () => started.exitCode === null && started.signalCode === null);
     } catch (error) {
       await terminate(started, 'SIGKILL');
-      throw new Error(`redis-server on port ${port} did not start${stderr === '' ? '' : `: ${stderr.trim()}`}`, { cause: error });
+      throw new Error(`redis-server on port ${port} did not start${log === '' ? '' : `: ${log.trim()}`}`, { cause: error });
     }
   };
 
