@@ -1,0 +1,193 @@
+import { Queue } from 'bullmq';
+import { USAGE_JOB_OPTIONS } from './usage-job-options.ts';
+import { USAGE_JOB_NAME, USAGE_QUEUE_NAME, usageEventSchema, usageJobId, type UsageEvent } from './usage-event.ts';
+import type { UsageDropReason, UsageSink, UsageSinkCallbacks } from './usage-sink.ts';
+import { callSafely } from './call-safely.ts';
+
+export interface BullmqUsageSinkOptions extends UsageSinkCallbacks {
+  redisUrl: string;
+  queueName?: string;
+  /** Events held while the queue is unreachable; beyond it new events are dropped. Default 10,000. */
+  maxBufferedEvents?: number;
+  /** Events sent per round trip. Default 200. */
+  batchSize?: number;
+  /** Bound on one send; past it the send counts as failed and is retried. Default 2 s. */
+  sendTimeoutMs?: number;
+  /** How long close() keeps trying to deliver what is buffered. Default 5 s. */
+  closeTimeoutMs?: number;
+}
+
+export interface BullmqUsageSink extends UsageSink {
+  /** Events accepted and not yet handed to the queue, for a gauge. */
+  readonly bufferedEvents: number;
+}
+
+const RETRY_MIN_MS = 250;
+const RETRY_MAX_MS = 10_000;
+
+/**
+ * The producer side of the usage queue (style-anchors §5). `emit` only validates and buffers;
+ * a background loop sends the buffer in batches. While Redis is unreachable sends fail fast
+ * (`enableOfflineQueue: false`) and are retried with backoff; the buffer is bounded, and what
+ * does not fit is dropped and counted through `onDrop`. The job id comes from the request id,
+ * so a repeated emit, or a batch re-sent after a timeout that had in fact succeeded, does not
+ * make a second job while the first is kept; the aggregator's marker covers the rest.
+ */
+export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUsageSink {
+  const maxBuffered = options.maxBufferedEvents ?? 10_000;
+  const batchSize = options.batchSize ?? 200;
+  const sendTimeoutMs = options.sendTimeoutMs ?? 2_000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 5_000;
+  const report = createReporter(options.onError);
+  const drop = (count: number, reason: UsageDropReason): void =>
+    callSafely(() => options.onDrop?.(count, reason));
+
+  const queue = new Queue(options.queueName ?? USAGE_QUEUE_NAME, {
+    connection: {
+      url: options.redisUrl,
+      // Fail at once while disconnected instead of queueing commands in memory without bound.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: sendTimeoutMs,
+      retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
+    },
+    defaultJobOptions: USAGE_JOB_OPTIONS,
+  });
+  queue.on('error', report);
+
+  const buffer: UsageEvent[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let flushing: Promise<boolean> | undefined;
+  /** The last send while it is unsettled: a hung send is never joined by a second one. */
+  let unsettledSend: Promise<unknown> | undefined;
+  let retryDelayMs = 0;
+  let closed = false;
+  let closing: Promise<void> | undefined;
+
+  function schedule(delayMs: number): void {
+    if (closed || flushing !== undefined || timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void flush().then((delivered) => {
+        if (delivered) retryDelayMs = 0;
+        else retryDelayMs = Math.min(Math.max(retryDelayMs * 2, RETRY_MIN_MS), RETRY_MAX_MS);
+        if (buffer.length > 0) schedule(retryDelayMs);
+      });
+    }, delayMs);
+    // A retry must not keep a finished process alive; the first send after an emit should.
+    if (delayMs > 0) timer.unref();
+  }
+
+  /** Sends the whole buffer, one batch at a time; false at the first failure (the rest stays buffered). */
+  function flush(): Promise<boolean> {
+    flushing ??= (async () => {
+      try {
+        while (buffer.length > 0) {
+          const batch = buffer.slice(0, batchSize);
+          await send(batch);
+          // Only emits append to the buffer, so its head is still this batch.
+          buffer.splice(0, batch.length);
+        }
+        return true;
+      } catch (error) {
+        report(error);
+        return false;
+      } finally {
+        flushing = undefined;
+      }
+    })();
+    return flushing;
+  }
+
+  async function send(batch: UsageEvent[]): Promise<void> {
+    if (unsettledSend !== undefined) throw new Error('usage queue unreachable: the previous send has not settled');
+    const sending = queue.addBulk(
+      batch.map((event) => ({ name: USAGE_JOB_NAME, data: event, opts: { ...USAGE_JOB_OPTIONS, jobId: usageJobId(event.requestId) } })),
+    );
+    const settled = sending.then(
+      () => undefined,
+      () => undefined,
+    );
+    unsettledSend = settled;
+    void settled.then(() => {
+      if (unsettledSend === settled) unsettledSend = undefined;
+    });
+    await withTimeout(sending, sendTimeoutMs, 'usage queue send timed out');
+  }
+
+  return {
+    get bufferedEvents() {
+      return buffer.length;
+    },
+
+    emit(event: UsageEvent): void {
+      try {
+        if (closed) return drop(1, 'closed');
+        const parsed = usageEventSchema.safeParse(event);
+        if (!parsed.success) {
+          drop(1, 'invalid');
+          report(parsed.error);
+          return;
+        }
+        if (buffer.length >= maxBuffered) return drop(1, 'buffer_full');
+        buffer.push(parsed.data);
+        schedule(0);
+      } catch (error) {
+        report(error);
+      }
+    },
+
+    close(): Promise<void> {
+      closing ??= (async () => {
+        closed = true;
+        clearTimeout(timer);
+        timer = undefined;
+        const deadline = Date.now() + closeTimeoutMs;
+        while (buffer.length > 0 && Date.now() < deadline) {
+          if (!(await withTimeout(flush(), Math.max(1, deadline - Date.now()), 'close deadline').catch(() => false))) {
+            await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MIN_MS, Math.max(0, deadline - Date.now()))));
+          }
+        }
+        if (buffer.length > 0) drop(buffer.splice(0).length, 'closed');
+        try {
+          await withTimeout(queue.close(), closeTimeoutMs, 'usage queue close timed out');
+        } catch (error) {
+          report(error);
+          await queue.disconnect().catch(() => undefined);
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * Passes errors to the callback, but the same message at most once per interval: an
+ * unreachable Redis fails every send and every reconnect, and the log needs to hear it once.
+ */
+function createReporter(onError: ((error: unknown) => void) | undefined, intervalMs = 10_000): (error: unknown) => void {
+  const lastReported = new Map<string, number>();
+  return (error) => {
+    if (onError === undefined) return;
+    const message = error instanceof Error ? error.message : String(error);
+    const now = Date.now();
+    if (now - (lastReported.get(message) ?? -Infinity) < intervalMs) return;
+    if (lastReported.size > 100) lastReported.clear();
+    lastReported.set(message, now);
+    callSafely(() => onError(error));
+  };
+}
+
+async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
