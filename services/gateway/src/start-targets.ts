@@ -4,7 +4,7 @@ import { loadConfig, type SwitchyardConfig } from '@switchyard/config';
 import { buildIngress } from '@switchyard/ingress';
 import { startSimulator } from '@switchyard/providers';
 import { createMemoryLimiter, createRedisLimiter, type Limiter } from '@switchyard/ratelimit';
-import { buildRouterApp, createMemoryResponseStore, createRedisResponseStore, createRouter, type ResponseStore } from '@switchyard/router';
+import { buildRouterApp, createMemoryResponseStore, createRedisResponseStore, createRouter, type ResponseStore, type Router } from '@switchyard/router';
 import { createHttpForwarder } from '@switchyard/router-client';
 import { createLogger, Metrics, type Logger } from '@switchyard/telemetry';
 import type { FastifyInstance } from 'fastify';
@@ -83,9 +83,70 @@ function limiterFor(env: Record<string, string | undefined>, catalog: CatalogSou
   });
 }
 
-async function listen(app: FastifyInstance, options: CliOptions, logger: Logger, what: string): Promise<void> {
+/** What a target holds open; closed in reverse order, so the listener stops before what it uses. */
+class Resources {
+  readonly #closers: Array<() => Promise<unknown>> = [];
+
+  add<T extends { close(): Promise<unknown> }>(resource: T): T {
+    this.#closers.push(() => resource.close());
+    return resource;
+  }
+
+  async close(): Promise<void> {
+    for (const close of this.#closers.reverse()) await close();
+  }
+}
+
+/** Listens, and returns the Running whose readiness drops at once on drain. */
+async function serve(
+  app: FastifyInstance,
+  resources: Resources,
+  options: CliOptions,
+  logger: Logger,
+  setDraining: () => void,
+): Promise<Running> {
+  resources.add(app);
   const address = await app.listen({ port: options.port, host: options.host });
-  logger.info({ address }, `${what} listening`);
+  logger.info({ address }, `${options.target} listening`);
+  return { drain: setDraining, close: () => resources.close() };
+}
+
+/** The catalog service as ingresses and routers see it in split mode: polled over HTTP. */
+async function remoteCatalog(env: Record<string, string | undefined>, logger: Logger, resources: Resources): Promise<CatalogSource> {
+  const catalog = resources.add(
+    createHttpCatalog({
+      url: requireEnv(env, 'SWITCHYARD_CATALOG_URL'),
+      onError: (error) => logger.warn({ err: error }, 'catalog poll failed'),
+    }),
+  );
+  await catalog.ready();
+  return catalog;
+}
+
+/** The router and what it needs: the simulator when a provider uses it, the limiter, Responses state. */
+async function routerCore(
+  env: Record<string, string | undefined>,
+  catalog: CatalogSource,
+  metrics: Metrics,
+  logger: Logger,
+  resources: Resources,
+  keepAliveMs?: number,
+): Promise<{ router: Router; limiter: Limiter }> {
+  const simulator = await simulatorFor(catalog);
+  if (simulator !== undefined) resources.add(simulator);
+  const limiter = resources.add(limiterFor(env, catalog, metrics, logger));
+  const router = resources.add(
+    createRouter({
+      catalog,
+      metrics,
+      logger,
+      limiter,
+      responseStore: responseStoreFor(env),
+      ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
+      ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }),
+    }),
+  );
+  return { router, limiter };
 }
 
 async function startAll(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
@@ -93,17 +154,8 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
   const { snapshot, generatedKeys } = buildSnapshot(config);
   const catalog = createStaticCatalog(snapshot);
   const metrics = new Metrics();
-  const simulator = await simulatorFor(catalog);
-  const limiter = limiterFor(env, catalog, metrics, logger);
-  const router = createRouter({
-    catalog,
-    metrics,
-    logger,
-    limiter,
-    responseStore: responseStoreFor(env),
-    keepAliveMs: config.server.streamKeepAliveMs,
-    ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }),
-  });
+  const resources = new Resources();
+  const { router, limiter } = await routerCore(env, catalog, metrics, logger, resources, config.server.streamKeepAliveMs);
   let draining = false;
   const app = buildIngress({
     catalog,
@@ -114,7 +166,7 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
     bodyLimit: config.server.bodyLimitBytes,
     isReady: () => !draining,
   });
-  await listen(app, options, logger, 'switchyard all');
+  const running = await serve(app, resources, options, logger, () => (draining = true));
   if (env.REDIS_URL === undefined || env.REDIS_URL === '') {
     logger.info('in-memory stores (no REDIS_URL): single instance only');
   }
@@ -122,28 +174,15 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
     // Printed once, to the terminal, for the demo; never logged.
     process.stdout.write(`\nDemo API key for tenant '${generated.tenantId}': ${generated.key}\n\n`);
   }
-  return {
-    drain: () => {
-      draining = true;
-    },
-    close: async () => {
-      await app.close();
-      await router.close();
-      await limiter.close();
-      await simulator?.close();
-    },
-  };
+  return running;
 }
 
 async function startIngress(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
-  const catalog = createHttpCatalog({
-    url: requireEnv(env, 'SWITCHYARD_CATALOG_URL'),
-    onError: (error) => logger.warn({ err: error }, 'catalog poll failed'),
-  });
-  const forwarder = createHttpForwarder({ urls: requireEnv(env, 'SWITCHYARD_ROUTER_URL').split(',') });
+  const resources = new Resources();
   const metrics = new Metrics();
-  await catalog.ready();
-  const limiter = limiterFor(env, catalog, metrics, logger);
+  const catalog = await remoteCatalog(env, logger, resources);
+  const forwarder = resources.add(createHttpForwarder({ urls: requireEnv(env, 'SWITCHYARD_ROUTER_URL').split(',') }));
+  const limiter = resources.add(limiterFor(env, catalog, metrics, logger));
   let draining = false;
   const app = buildIngress({
     catalog,
@@ -154,52 +193,17 @@ async function startIngress(options: CliOptions, env: Record<string, string | un
     bodyLimit: DEFAULT_BODY_LIMIT,
     isReady: () => !draining && catalog.isReady(),
   });
-  await listen(app, options, logger, 'ingress');
-  return {
-    drain: () => {
-      draining = true;
-    },
-    close: async () => {
-      await app.close();
-      await forwarder.close();
-      await limiter.close();
-      await catalog.close();
-    },
-  };
+  return serve(app, resources, options, logger, () => (draining = true));
 }
 
 async function startRouter(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
-  const catalog = createHttpCatalog({
-    url: requireEnv(env, 'SWITCHYARD_CATALOG_URL'),
-    onError: (error) => logger.warn({ err: error }, 'catalog poll failed'),
-  });
-  await catalog.ready();
+  const resources = new Resources();
   const metrics = new Metrics();
-  const simulator = await simulatorFor(catalog);
-  const limiter = limiterFor(env, catalog, metrics, logger);
-  const router = createRouter({
-    catalog,
-    metrics,
-    logger,
-    limiter,
-    responseStore: responseStoreFor(env),
-    ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }),
-  });
+  const catalog = await remoteCatalog(env, logger, resources);
+  const { router } = await routerCore(env, catalog, metrics, logger, resources);
   let draining = false;
   const app = buildRouterApp({ router, metrics, isReady: () => !draining && catalog.isReady(), bodyLimit: DEFAULT_BODY_LIMIT });
-  await listen(app, options, logger, 'router');
-  return {
-    drain: () => {
-      draining = true;
-    },
-    close: async () => {
-      await app.close();
-      await router.close();
-      await limiter.close();
-      await simulator?.close();
-      await catalog.close();
-    },
-  };
+  return serve(app, resources, options, logger, () => (draining = true));
 }
 
 async function startCatalog(options: CliOptions, logger: Logger): Promise<Running> {
@@ -209,7 +213,5 @@ async function startCatalog(options: CliOptions, logger: Logger): Promise<Runnin
     throw new Error('generate: true keys are for the single-process demo only; give split-mode keys as key or sha256.');
   }
   const source = createStaticCatalog(snapshot);
-  const app = buildCatalogApp({ source, metrics: new Metrics() });
-  await listen(app, options, logger, 'catalog');
-  return { drain: () => {}, close: () => app.close() };
+  return serve(buildCatalogApp({ source, metrics: new Metrics() }), new Resources(), options, logger, () => {});
 }
