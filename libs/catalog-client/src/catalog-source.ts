@@ -29,39 +29,79 @@ export function createStaticCatalog(snapshot: CatalogSnapshot): CatalogSource & 
 
 export const CATALOG_SNAPSHOT_PATH = '/internal/v1/catalog';
 
+/** How long a long-poll asks the catalog to hold it by default: under common proxy idle timeouts. */
+export const DEFAULT_LONG_POLL_MS = 25_000;
+
+export interface HttpCatalogOptions {
+  /** The catalog service's base URL. */
+  url: string;
+  /**
+   * The plain poll's interval, and the pause after a failed request. Default 1000 ms. Against a
+   * catalog that answers 304 at once (no long-polling), polls are spaced by it too.
+   */
+  pollMs?: number;
+  /**
+   * How long the catalog may hold a request until the version changes (long-polling): a change
+   * arrives within milliseconds. Default 25 000 ms; 0 turns long-polling off (plain polls).
+   */
+  longPollMs?: number;
+  onError?: (error: unknown) => void;
+}
+
 /**
- * Polls the catalog service. A poll sends the version it has; the catalog answers 304 when
- * nothing changed, so a poll every second costs a few hundred bytes and keeps revocations
- * visible within the 2 s the design promises. A failed poll keeps the last good snapshot.
+ * Follows the catalog service. Each request sends the version it has; the catalog answers
+ * with a newer snapshot, or holds the request until there is one (`waitMs`, long-polling) and
+ * answers 304 if none came. So a revocation reaches every ingress and router within
+ * milliseconds, and within `pollMs` even from a catalog that does not long-poll. A failed
+ * request keeps the last good snapshot and is retried after `pollMs`.
  */
-export function createHttpCatalog(options: { url: string; pollMs?: number; onError?: (error: unknown) => void }): CatalogSource {
+export function createHttpCatalog(options: HttpCatalogOptions): CatalogSource {
   const pollMs = options.pollMs ?? 1000;
+  const longPollMs = options.longPollMs ?? DEFAULT_LONG_POLL_MS;
+  const base = options.url.replace(/\/+$/, '');
   let index: CatalogIndex | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  const abort = new AbortController();
   let resolveReady: () => void = () => {};
   const readyPromise = new Promise<void>((resolve) => {
     resolveReady = resolve;
   });
 
   async function poll(): Promise<void> {
+    const started = Date.now();
+    let delay = pollMs;
     try {
-      const version = index?.version ?? -1;
-      const response = await request(`${options.url}${CATALOG_SNAPSHOT_PATH}?version=${version}`, {
-        headersTimeout: 5000,
-        bodyTimeout: 5000,
+      const version = index?.version;
+      // Nothing to wait for before the first snapshot: ask for it at once.
+      const waitMs = version === undefined ? 0 : longPollMs;
+      const query = `version=${version ?? -1}${waitMs > 0 ? `&waitMs=${waitMs}` : ''}`;
+      const response = await request(`${base}${CATALOG_SNAPSHOT_PATH}?${query}`, {
+        headersTimeout: waitMs + 5000,
+        bodyTimeout: 10_000,
+        signal: abort.signal,
       });
       if (response.statusCode === 200) {
-        index = new CatalogIndex((await response.body.json()) as CatalogSnapshot);
+        const next = new CatalogIndex((await response.body.json()) as CatalogSnapshot);
+        // A new version: ask again at once (the next request is held until the one after).
+        if (next.version !== version) delay = 0;
+        index = next;
         resolveReady();
       } else {
         await response.body.dump();
+        if (response.statusCode === 304) {
+          // A held request that ran its course: ask again at once. A 304 that came back at
+          // once (a catalog without long-polling) waits out the poll interval.
+          delay = Math.max(0, pollMs - (Date.now() - started));
+        } else {
+          options.onError?.(new Error(`catalog answered ${response.statusCode}`));
+        }
       }
     } catch (error) {
-      options.onError?.(error);
+      if (!stopped) options.onError?.(error);
     } finally {
       if (!stopped) {
-        timer = setTimeout(() => void poll(), pollMs);
+        timer = setTimeout(() => void poll(), delay);
         timer.unref();
       }
     }
@@ -78,6 +118,7 @@ export function createHttpCatalog(options: { url: string; pollMs?: number; onErr
     async close() {
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);
+      abort.abort();
     },
   };
 }

@@ -1,20 +1,29 @@
-import { CATALOG_SNAPSHOT_PATH, type CatalogSource } from '@switchyard/catalog-client';
+import type { CatalogSource } from '@switchyard/catalog-client';
 import { registerOpsRoutes, type Metrics } from '@switchyard/telemetry';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { CatalogService } from './create-catalog-service.ts';
+import { createSnapshotRoutes, snapshotFeedFromSource } from './internal/snapshot-routes.ts';
+
+export type CatalogAppOptions =
+  /** The catalog target: admin API, long-polled snapshot route, readiness from the service. */
+  | { service: CatalogService; metrics: Metrics }
+  /** Read-only: the snapshot route over any source (a static catalog), no admin API. */
+  | { source: CatalogSource; metrics: Metrics };
 
 /**
- * The catalog service: the source of truth ingresses and routers poll. A poll that already
- * has the current version gets 304 and no body.
+ * The catalog service's HTTP app: the source of truth ingresses and routers long-poll
+ * (`/internal/v1/catalog`), the admin API (`/admin/v1`), and the ops routes. Returns the app;
+ * the caller listens.
  */
-export function buildCatalogApp(options: { source: CatalogSource; metrics: Metrics }): FastifyInstance {
-  const app = Fastify({ logger: false });
-  registerOpsRoutes(app, { metrics: options.metrics, isReady: options.source.isReady });
-  app.get<{ Querystring: { version?: string } }>(CATALOG_SNAPSHOT_PATH, async (request, reply) => {
-    const index = options.source.current();
-    if (request.query.version !== undefined && Number(request.query.version) === index.version) {
-      return reply.code(304).send();
-    }
-    return reply.type('application/json').send(index.snapshot);
-  });
+export function buildCatalogApp(options: CatalogAppOptions): FastifyInstance {
+  // Long-polls are held up to a minute: the server must not time them out.
+  const app = Fastify({ logger: false, requestTimeout: 0, keepAliveTimeout: 75_000 });
+  if ('service' in options) {
+    registerOpsRoutes(app, { metrics: options.metrics, isReady: options.service.isReady });
+    void app.register(options.service.plugin);
+  } else {
+    registerOpsRoutes(app, { metrics: options.metrics, isReady: options.source.isReady });
+    void app.register(createSnapshotRoutes(snapshotFeedFromSource(options.source)));
+  }
   return app;
 }

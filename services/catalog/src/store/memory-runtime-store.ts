@@ -41,8 +41,8 @@ export function createMemoryRuntimeStore(options: { now?: () => number } = {}): 
     async readVersion() {
       return version;
     },
-    async announceConfig(fingerprint) {
-      if (fingerprint === configFingerprint) return { version, changed: false };
+    async announceConfig(fingerprint, { force = false } = {}) {
+      if (fingerprint === configFingerprint && !force) return { version, changed: false };
       configFingerprint = fingerprint;
       return { version: bump(), changed: true };
     },

@@ -56,10 +56,11 @@ export interface RuntimeStore {
   read(): Promise<RuntimeState>;
   readVersion(): Promise<number>;
   /**
-   * Records the fingerprint of the config file this replica serves. Bumps the version only
-   * when it differs from the one announced last, so restarts with the same file change nothing.
+   * Records the fingerprint of the config file this replica serves. Bumps the version when it
+   * differs from the one announced last (a restart with the same file changes nothing), or
+   * always with `force` (this replica's content changed, even if another announced it first).
    */
-  announceConfig(fingerprint: string): Promise<{ version: number; changed: boolean }>;
+  announceConfig(fingerprint: string, options?: { force?: boolean }): Promise<{ version: number; changed: boolean }>;
   /** Fails with `tenant_exists`. Removes keys left behind by an earlier tenant of that id. */
   createTenant(tenant: StoredTenant): Promise<number>;
   /** Fails with `tenant_not_found`. */
