@@ -1,0 +1,79 @@
+import { redisTest } from '@switchyard/testkit';
+import { Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { aggregateKey, requestMarkerKey } from './keys.ts';
+import { MIN_MARKER_TTL_MS, resolveRetention } from './record-plan.ts';
+import { createRedisUsageAggregator, type RedisUsageAggregatorOptions } from './redis-usage-aggregator.ts';
+import { at, TEST_YEAR, usageEvent } from './test-events.ts';
+import type { UsageAggregator } from './usage-aggregator.ts';
+
+const DAY_MS = 86_400_000;
+const Y = TEST_YEAR;
+
+function open(options: RedisUsageAggregatorOptions): UsageAggregator {
+  const aggregator = createRedisUsageAggregator(options);
+  onTestFinished(() => aggregator.close());
+  return aggregator;
+}
+
+function client(url: string): Redis {
+  const redis = new Redis(url);
+  onTestFinished(() => {
+    redis.disconnect();
+  });
+  return redis;
+}
+
+describe('redis usage aggregator', () => {
+  redisTest('should write the documented keys, all in the tenant slot', async ({ redisUrl }) => {
+    const aggregator = open({ url: redisUrl });
+    await aggregator.record(usageEvent({ requestId: 'r-1', keyId: 'ci', model: 'fast', occurredAt: at(`${Y}-03-14`), inputTokens: 7, outputTokens: 0 }));
+    const redis = client(redisUrl);
+    expect((await redis.keys('*')).sort()).toEqual(
+      [`sy:{t:acme}:usage:day:${Y}-03-14`, `sy:{t:acme}:usage:month:${Y}-03`, 'sy:{t:acme}:usage:req:r-1'].sort(),
+    );
+    // Metrics that stayed 0 take no field.
+    expect(await redis.hgetall(aggregateKey('acme', 'day', `${Y}-03-14`))).toEqual({ 'ci:fast:requests': '1', 'ci:fast:input': '7' });
+  });
+
+  redisTest('should remember a counted request for the marker TTL, at least a week', async ({ redisUrl }) => {
+    const aggregator = open({ url: redisUrl });
+    await aggregator.record(usageEvent({ requestId: 'r-ttl' }));
+    const ttl = await client(redisUrl).pttl(requestMarkerKey('acme', 'r-ttl'));
+    expect(ttl).toBeGreaterThan(MIN_MARKER_TTL_MS);
+    expect(ttl).toBeLessThanOrEqual(8 * DAY_MS);
+  });
+
+  redisTest('should expire aggregates their retention after their period ends', async ({ redisUrl }) => {
+    const aggregator = open({ url: redisUrl, retention: { days: 30, months: 12 } });
+    await aggregator.record(usageEvent({ occurredAt: at(`${Y}-03-14`) }));
+    const redis = client(redisUrl);
+    expect(await redis.pexpiretime(aggregateKey('acme', 'day', `${Y}-03-14`))).toBe(Date.UTC(Y, 2, 15) + 30 * DAY_MS);
+    expect(await redis.pexpiretime(aggregateKey('acme', 'month', `${Y}-03`))).toBe(Date.UTC(Y + 1, 3, 1));
+  });
+
+  it('should refuse a marker TTL under a week', () => {
+    expect(() => resolveRetention({ markerTtlMs: DAY_MS })).toThrow(/at least 7 days/);
+    expect(() => resolveRetention({ days: 0 })).toThrow(/days/);
+  });
+
+  redisTest('should count once when a call timed out after all and is retried', async ({ redisUrl }) => {
+    const aggregator = open({ url: redisUrl, commandTimeoutMs: 100 });
+    const event = usageEvent({ inputTokens: 3 });
+    // The server holds the script past the caller's timeout, then runs it anyway.
+    await client(redisUrl).client('PAUSE', 400);
+    await expect(aggregator.record(event)).rejects.toThrow(/timed? ?out/i);
+    await sleep(500);
+    expect(await aggregator.record(event)).toBe(false);
+    const rows = await aggregator.query({ tenantId: 'acme', from: `${Y}-03-01`, to: `${Y}-03-31`, groupBy: 'day' });
+    expect(rows.map((row) => [row.requests, row.inputTokens])).toEqual([[1, 3]]);
+  });
+
+  redisTest('should record after Redis lost its scripts', async ({ redisUrl }) => {
+    const aggregator = open({ url: redisUrl });
+    expect(await aggregator.record(usageEvent())).toBe(true);
+    await client(redisUrl).script('FLUSH');
+    expect(await aggregator.record(usageEvent())).toBe(true);
+  });
+});
