@@ -1,0 +1,125 @@
+import { TARGET_TITLES, type TargetId } from './targets.ts';
+import type { BenchReport, Cell } from './types.ts';
+import { SCENARIOS } from './scenarios.ts';
+
+const f = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && b > 0 ? a / b : Number.NaN);
+const x = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : '–');
+
+export function findCell(report: BenchReport, target: TargetId, scenario: string): Cell | undefined {
+  return report.cells.find((cell) => cell.target === target && cell.scenario === scenario);
+}
+
+export interface Goal {
+  goal: string;
+  value: string;
+  met: boolean | undefined;
+}
+
+/** The issue's targets, judged from this run alone (ratios within the same run). */
+export function evaluateGoals(report: BenchReport): Goal[] {
+  const goals: Goal[] = [];
+  const cell = (target: TargetId, scenario: string) => findCell(report, target, scenario);
+  const add = (goal: string, value: number, passes: (value: number) => boolean, show: (value: number) => string) =>
+    goals.push({ goal, value: show(value), met: Number.isFinite(value) ? passes(value) : undefined });
+  for (const scenario of ['chat', 'chat-stream']) {
+    const label = scenario === 'chat' ? 'non-streaming' : 'streaming';
+    add(`${label} c=${String(report.settings.connections)}: all ≥ 4× Portkey req/s`, ratio(cell('all', scenario)?.rps, cell('portkey', scenario)?.rps), (v) => v >= 4, x);
+    add(`${label} c=${String(report.settings.connections)}: all ≥ 75% of null proxy req/s`, ratio(cell('all', scenario)?.rps, cell('null', scenario)?.rps), (v) => v >= 0.75, pct);
+  }
+  add('lone request added p50 ≤ 0.3 ms (all, chat)', (cell('all', 'chat')?.loneP50Ms ?? Number.NaN) - (cell('direct', 'chat')?.loneP50Ms ?? Number.NaN), (v) => v <= 0.3, ms);
+  add('stream TTFB added p50 ≤ 0.5 ms (all, chat-stream)', (cell('all', 'chat-stream')?.ttfbP50Ms ?? Number.NaN) - (cell('direct', 'chat-stream')?.ttfbP50Ms ?? Number.NaN), (v) => v <= 0.5, ms);
+  for (const scenario of ['chat>messages-stream', 'messages>chat-stream']) {
+    add(`translated ${scenario} ≥ 70% of same-format stream req/s (all)`, ratio(cell('all', scenario)?.rps, cell('all', 'chat-stream')?.rps), (v) => v >= 0.7, pct);
+  }
+  for (const scenario of ['chat', 'chat-stream']) {
+    add(`split ≥ 60% of all (${scenario})`, ratio(cell('split', scenario)?.rps, cell('all', scenario)?.rps), (v) => v >= 0.6, pct);
+    add(`Redis limits cost ≤ 15% (${scenario})`, 1 - ratio(cell('all-redis', scenario)?.rps, cell('all', scenario)?.rps), (v) => v <= 0.15, pct);
+  }
+  for (const summary of report.targets.filter((t) => ['all', 'all-redis', 'split'].includes(t.target))) {
+    add(`RSS ≤ 120 MB after runs (${summary.target})`, summary.rssAfterMb, (v) => v <= 120, (v) => `${f(v, 0)} MB`);
+  }
+  for (const hold of report.streams.filter((h) => ['all', 'split'].includes(h.target))) {
+    const errors = hold.failed + hold.stalled;
+    goals.push({ goal: `${hold.streams} slow streams: zero errors (${hold.target})`, value: `${errors} errors, ${hold.maxOpen} open at once`, met: errors === 0 });
+    add(`≤ 64 KB RSS per open stream (${hold.target})`, hold.perStreamKb, (v) => v <= 64, (v) => `${f(v, 1)} KB`);
+  }
+  if (report.soak !== undefined) add('soak RSS growth ≤ 5%', report.soak.growth, (v) => v <= 0.05, pct);
+  return goals;
+}
+
+function pct(value: number): string {
+  return Number.isFinite(value) ? `${(value * 100).toFixed(0)}%` : '–';
+}
+function ms(value: number): string {
+  return Number.isFinite(value) ? `${value.toFixed(3)} ms` : '–';
+}
+
+export function renderMarkdown(report: BenchReport): string {
+  const lines: string[] = [];
+  const m = report.machine;
+  lines.push(`# Switchyard benchmark — ${report.mode} — ${m.date}`, '');
+  lines.push(
+    `Machine: ${m.nproc} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.kernel}; Node ${m.node}; commit ${m.gitCommit}.`,
+    `Packages: ${Object.entries(m.packages).map(([name, version]) => `${name} ${version}`).join(', ')}.`,
+    `Tools: ${Object.entries(m.tools).map(([name, version]) => `${name}: ${version}`).join('; ')}.`,
+    `Load average (1/5/15 min) at start ${m.loadAverageStart.join(' / ')}, at end ${(m.loadAverageEnd ?? []).join(' / ')} — other work shared this machine.`,
+    `Settings: ${Object.entries(report.settings).map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}.`,
+    '',
+  );
+  lines.push('Ratios are within this run. "added" = target minus simulator direct for the same scenario (lone request, one keep-alive connection).', '');
+  for (const scenario of SCENARIOS) {
+    const cells = report.cells.filter((cell) => cell.scenario === scenario.id);
+    if (cells.length === 0) continue;
+    const direct = findCell(report, 'direct', scenario.id);
+    const nul = findCell(report, 'null', scenario.id);
+    const portkey = findCell(report, 'portkey', scenario.id);
+    lines.push(`## ${scenario.id}: ${scenario.title}`, '');
+    lines.push(
+      `| target | req/s | ×direct | ×null | ×Portkey | p50 / p99 @c${String(report.settings.connections)} ms | lone p50 / p99 ms (added) | ${scenario.stream ? 'TTFB p50 ms (added)' : '—'} | CPU s / 1k req | CPU util | RSS load MB | errors |`,
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const cell of cells) {
+      const added = (value: number, base: number | undefined) =>
+        cell.target === 'direct' || base === undefined ? f(value, 3) : `${f(value, 3)} (+${f(value - base, 3)})`;
+      lines.push(
+        `| ${TARGET_TITLES[cell.target]} | ${f(cell.rps, 0)} | ${x(ratio(cell.rps, direct?.rps))} | ${x(ratio(cell.rps, nul?.rps))} | ${x(ratio(cell.rps, portkey?.rps))} | ${f(cell.p50Ms)} / ${f(cell.p99Ms)} | ${added(cell.loneP50Ms, direct?.loneP50Ms)} / ${added(cell.loneP99Ms, direct?.loneP99Ms)} | ${scenario.stream ? added(cell.ttfbP50Ms, direct?.ttfbP50Ms) : ''} | ${f(cell.cpuPer1k, 3)} | ${f(cell.cpuUtil)} | ${f(cell.rssLoadMb, 0)} | ${cell.errors} |`,
+      );
+    }
+    lines.push('');
+  }
+  if (report.streams.length > 0) {
+    lines.push(`## Slow streams (one event a second, held ${report.streams[0]?.holdSeconds ?? '?'} s)`, '');
+    lines.push('| target | streams | completed | failed | stalled (no first event in time) | max open at once | RSS idle → plateau MB | RSS per open stream KB | CPU s |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const hold of report.streams) {
+      lines.push(
+        `| ${TARGET_TITLES[hold.target]} | ${hold.streams} | ${hold.completed} | ${hold.failed} | ${hold.stalled} | ${hold.maxOpen} | ${f(hold.rssIdleMb, 0)} → ${f(hold.rssPlateauMb, 0)} | ${f(hold.perStreamKb, 1)} | ${f(hold.cpuSeconds, 1)} |`,
+      );
+    }
+    lines.push('');
+  }
+  lines.push('## Memory per target', '', '| target | RSS idle MB | RSS after all runs MB |', '|---|---:|---:|');
+  for (const summary of report.targets) {
+    lines.push(`| ${TARGET_TITLES[summary.target]} | ${f(summary.rssIdleMb, 0)} | ${f(summary.rssAfterMb, 0)} |${summary.startError === undefined ? '' : ` start failed: ${summary.startError}`}`);
+  }
+  lines.push('');
+  if (report.soak !== undefined) {
+    const soak = report.soak;
+    lines.push(
+      '## Soak',
+      '',
+      `${TARGET_TITLES[soak.target]}, ${soak.seconds} s at ${Object.entries(soak.rates).map(([name, rate]) => `${name} ${f(rate, 0)} req/s`).join(' + ')} (half of the measured peak, split between the two): ${soak.requests} requests, ${soak.errors} errors; RSS ${f(soak.rssFirstMb, 1)} MB (minute 2) → ${f(soak.rssLastMb, 1)} MB (last minute): growth ${pct(soak.growth)}.`,
+      '',
+    );
+  }
+  const goals = evaluateGoals(report);
+  if (goals.length > 0) {
+    lines.push('## Targets from the issue', '', '| target | this run | met |', '|---|---:|:---:|');
+    for (const goal of goals) lines.push(`| ${goal.goal} | ${goal.value} | ${goal.met === undefined ? 'n/a' : goal.met ? 'yes' : '**no**'} |`);
+    lines.push('');
+  }
+  if (report.failures.length > 0) {
+    lines.push('## Failures', '', ...report.failures.map((failure) => `- ${failure}`), '');
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,159 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LOAD_CPU, startProcess, TARGET_CPU, waitReady, waitRedis, type Started } from './processes.ts';
+import { SWITCHYARD_MODEL, type TargetKind } from './scenarios.ts';
+import { freePort } from './util.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin/switchyard.js');
+const NULL_PROXY = join(ROOT, 'bench/null-proxy.ts');
+const PORTKEY = join(ROOT, 'node_modules/@portkey-ai/gateway/build/start-server.js');
+const PORTKEY_COMPAT = join(ROOT, 'bench/lib/portkey-compat.ts');
+
+export const BENCH_KEY = 'sk-sy-bench-tenant-key-0123456789abcdef';
+
+export const TARGET_IDS = ['direct', 'null', 'all', 'all-redis', 'split', 'portkey'] as const;
+export type TargetId = (typeof TARGET_IDS)[number];
+
+export const TARGET_TITLES: Record<TargetId, string> = {
+  direct: 'simulator direct (floor)',
+  null: 'null proxy (Node floor)',
+  all: 'switchyard all (in-memory)',
+  'all-redis': 'switchyard all + Redis limits',
+  split: 'switchyard split (catalog+router+ingress)',
+  portkey: 'Portkey 1.15.2',
+};
+
+export interface RunningTarget {
+  id: TargetId;
+  kind: TargetKind;
+  url: string;
+  /** The processes whose CPU and memory are the target's (the simulator upstream excluded). */
+  pids: number[];
+  /** What the target's processes printed (for failure reports). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Limits set on the bench tenant in every Switchyard target: enforced, never refusing. */
+const LIMITS = '{ rpm: 100000000, tpm: 1000000000, concurrency: 100000 }';
+
+function switchyardConfig(simulatorUrl: string): string {
+  return `
+providers:
+  up-chat: { protocol: chat-completions, baseUrl: ${simulatorUrl}/v1, apiKey: sim-upstream-key }
+  up-messages: { protocol: messages, baseUrl: ${simulatorUrl}, apiKey: sim-upstream-key }
+models:
+  - { name: ${SWITCHYARD_MODEL.chat}, deployments: [{ provider: up-chat, model: sim-bench }], maxOutputTokens: 4096 }
+  - { name: ${SWITCHYARD_MODEL.messages}, deployments: [{ provider: up-messages, model: sim-bench }], maxOutputTokens: 4096 }
+tenants:
+  - id: bench
+    models: ["*"]
+    limits: ${LIMITS}
+    keys:
+      - { id: bench-key, key: ${BENCH_KEY} }
+`;
+}
+
+const SWITCHYARD_ENV = { LOG_LEVEL: 'info', SWITCHYARD_SHUTDOWN_GRACE_MS: '2000', NODE_ENV: 'production' };
+
+async function switchyard(
+  target: string,
+  config: string | undefined,
+  env: Record<string, string>,
+  extraArgs: string[] = [],
+  fixedPort?: number,
+): Promise<{ started: Started; url: string }> {
+  const port = fixedPort ?? (await freePort());
+  const args = [...extraArgs, BIN, target, '--port', String(port), '--host', '127.0.0.1', ...(config === undefined ? [] : ['--config', config])];
+  const started = startProcess(`switchyard ${target}`, process.execPath, args, { cpu: TARGET_CPU, env: { ...SWITCHYARD_ENV, ...env } });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(started, `${url}/readyz`);
+  return { started, url };
+}
+
+/** The upstream simulator (on the load core): every target's upstream, and the direct target's twin. */
+export async function startSimulator(cpu: string = LOAD_CPU): Promise<{ started: Started; url: string }> {
+  const port = await freePort();
+  const started = startProcess('simulator', process.execPath, [BIN, 'simulator', '--port', String(port), '--host', '127.0.0.1'], { cpu, env: SWITCHYARD_ENV });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(started, `${url}/_sim/stats`);
+  return { started, url };
+}
+
+/** Starts one target in front of the simulator at `simulatorUrl`. `nodeArgs` go before the script (e.g. --cpu-prof). */
+export async function startTarget(id: TargetId, simulatorUrl: string, nodeArgs: string[] = []): Promise<RunningTarget> {
+  const directory = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
+  const config = join(directory, 'config.yaml');
+  writeFileSync(config, switchyardConfig(simulatorUrl));
+  const stopAll = (list: Started[]) => async () => {
+    for (const started of [...list].reverse()) await started.stop();
+  };
+  const outputOf = (list: Started[]) => () => list.map((started) => `--- ${started.name}\n${started.output().slice(-3000)}`).join('\n');
+  switch (id) {
+    case 'direct': {
+      // A second simulator, on the target core: the floor every other target is compared to.
+      const { started, url } = await startSimulator(TARGET_CPU);
+      return { id, kind: 'direct', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
+    }
+    case 'null': {
+      const port = await freePort();
+      const started = startProcess('null proxy', process.execPath, [NULL_PROXY, '--port', String(port), '--host', '127.0.0.1', '--upstream', simulatorUrl], {
+        cpu: TARGET_CPU,
+      });
+      const url = `http://127.0.0.1:${port}`;
+      await waitReady(started, `${url}/_sim/stats`);
+      return { id, kind: 'null', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
+    }
+    case 'all': {
+      const { started, url } = await switchyard('all', config, {}, nodeArgs);
+      return { id, kind: 'switchyard', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
+    }
+    case 'all-redis': {
+      const redisPort = await freePort();
+      const redis = startProcess('redis-server', 'redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        cpu: LOAD_CPU,
+      });
+      await waitRedis(redis, redisPort);
+      try {
+        const { started, url } = await switchyard('all', config, { REDIS_URL: `redis://127.0.0.1:${redisPort}` }, nodeArgs);
+        return { id, kind: 'switchyard', url, pids: [started.pid], output: outputOf([redis, started]), stop: stopAll([redis, started]) };
+      } catch (error) {
+        await redis.stop();
+        throw error;
+      }
+    }
+    case 'split': {
+      const list: Started[] = [];
+      try {
+        const catalog = await switchyard('catalog', config, {});
+        list.push(catalog.started);
+        // Router and ingress only need the catalog to be up: start them side by side.
+        const routerPort = await freePort();
+        const [router, ingress] = await Promise.all([
+          switchyard('router', undefined, { SWITCHYARD_CATALOG_URL: catalog.url }, nodeArgs, routerPort),
+          switchyard('ingress', undefined, { SWITCHYARD_CATALOG_URL: catalog.url, SWITCHYARD_ROUTER_URL: `http://127.0.0.1:${routerPort}` }, nodeArgs),
+        ]);
+        list.push(router.started, ingress.started);
+        return { id, kind: 'switchyard', url: ingress.url, pids: list.map((started) => started.pid), output: outputOf(list), stop: stopAll(list) };
+      } catch (error) {
+        await stopAll(list)();
+        throw error;
+      }
+    }
+    case 'portkey': {
+      const port = await freePort();
+      const started = startProcess(
+        'portkey',
+        process.execPath,
+        ['--import', PORTKEY_COMPAT, ...nodeArgs, PORTKEY, `--port=${port}`, '--headless'],
+        { cpu: TARGET_CPU, env: { NODE_ENV: 'production', PORTKEY_BENCH_HOST: '127.0.0.1' } },
+      );
+      const url = `http://127.0.0.1:${port}`;
+      await waitReady(started, `${url}/`, { anyStatus: true });
+      return { id, kind: 'portkey', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
+    }
+  }
+}

@@ -1,0 +1,382 @@
+/**
+ * Switchyard end-to-end benchmark (issue 8). Everything on loopback, real processes:
+ *
+ *   npm run bench                      full run (≈ 20–25 min on 2 cores)
+ *   npm run bench -- --smoke           every target and scenario, tiny durations, < 90 s, exit 1 on any error
+ *   npm run bench -- --soak            10-minute soak of `switchyard all` at half peak (memory growth)
+ *
+ * Other flags: --runs N, --seconds S (per throughput run), --connections C, --targets a,b,
+ * --scenarios x,y, --streams N, --hold S, --no-streams, --no-pin, --tool wrk|autocannon, --out DIR.
+ *
+ * The simulator upstream, the load generator and Redis run on core 0; the target under test
+ * (and for `direct`, a second simulator) on core 1, when taskset works and there are 2+ cores.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runLoad, setLoadTool, loadTool, wrkAvailable, type LoadResult } from './lib/load.ts';
+import { machineInfo } from './lib/machine.ts';
+import { isPinning, LOAD_CPU, pinningAvailable, setPinning } from './lib/processes.ts';
+import { sampleRss, sumCpu, sumRss } from './lib/proc-stats.ts';
+import { evaluateGoals, findCell, renderMarkdown } from './lib/report.ts';
+import { SCENARIOS, slowStreamCall, type CallContext, type HttpCall } from './lib/scenarios.ts';
+import { BENCH_KEY, startSimulator, startTarget, TARGET_IDS, type RunningTarget, type TargetId } from './lib/targets.ts';
+import type { BenchReport, Cell, Soak, StreamHold } from './lib/types.ts';
+import { log, median, sleep } from './lib/util.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    soak: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    seconds: { type: 'string' },
+    connections: { type: 'string' },
+    targets: { type: 'string' },
+    scenarios: { type: 'string' },
+    streams: { type: 'string' },
+    hold: { type: 'string' },
+    'no-streams': { type: 'boolean', default: false },
+    'no-pin': { type: 'boolean', default: false },
+    tool: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+
+const smoke = flags.smoke === true;
+const soakMode = flags.soak === true;
+const settings = {
+  runs: Number(flags.runs ?? (smoke ? 1 : 3)),
+  seconds: Number(flags.seconds ?? (smoke ? 1 : 8)),
+  warmupSeconds: smoke ? 0 : 2,
+  connections: Number(flags.connections ?? 50),
+  probeCount: smoke ? 20 : 1000,
+  probeWarmup: smoke ? 5 : 100,
+  probeSeconds: smoke ? 0.5 : 3,
+  streams: Number(flags.streams ?? (smoke ? 50 : 2000)),
+  holdSeconds: Number(flags.hold ?? (smoke ? 1 : 60)),
+  streamDelayMs: smoke ? 250 : 1000,
+  streamTargets: (smoke ? ['all', 'split'] : ['null', 'all', 'split', 'portkey']) as TargetId[],
+  soakSeconds: 600,
+};
+const targetIds = (flags.targets?.split(',') ?? (soakMode ? ['all'] : [...TARGET_IDS])) as TargetId[];
+const scenarioIds = flags.scenarios?.split(',') ?? SCENARIOS.map((scenario) => scenario.id);
+for (const id of targetIds) if (!(TARGET_IDS as readonly string[]).includes(id)) throw new Error(`unknown target ${id}`);
+
+setPinning(flags['no-pin'] !== true && availableParallelism() >= 2 && pinningAvailable());
+setLoadTool(flags.tool === 'autocannon' || !wrkAvailable() ? 'autocannon' : (flags.tool as 'wrk' | undefined) ?? 'wrk');
+
+const NODE = process.execPath;
+const LIB = fileURLToPath(new URL('./lib/', import.meta.url));
+
+/** Runs a helper script (probe, stream holder) as its own process on the load core. */
+function runHelper(script: string, options: unknown, onLine?: (line: string) => void, timeoutMs = 600_000): Promise<string> {
+  const args = [join(LIB, script), JSON.stringify(options)];
+  const [file, argv] = isPinning() ? ['taskset', ['-c', LOAD_CPU, NODE, ...args]] : [NODE, args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let pending = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      pending += chunk.toString();
+      const parts = pending.split('\n');
+      pending = parts.pop() ?? '';
+      for (const line of parts) onLine?.(line);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const guard = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(guard);
+      if (code === 0) resolve(stdout.trim().split('\n').pop() ?? '');
+      else reject(new Error(`${script} exited ${code}: ${stderr.slice(-2000)}`));
+    });
+  });
+}
+
+/** One request, checked: a benchmark of fast 4xx answers would be worthless. */
+async function checkOnce(baseUrl: string, call: HttpCall): Promise<string | undefined> {
+  try {
+    const response = await fetch(baseUrl + call.path, { method: 'POST', headers: call.headers, body: call.body, signal: AbortSignal.timeout(15_000) });
+    const text = await response.text();
+    if (response.status !== 200) return `status ${response.status}: ${text.slice(0, 300)}`;
+    if (!text.includes(call.expect)) return `answer lacks ${call.expect}: ${text.slice(0, 300)}`;
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const mb = (bytes: number) => bytes / 2 ** 20;
+
+async function measureRun(target: RunningTarget, scenarioId: string, call: HttpCall, run: number, failures: string[]): Promise<Record<string, number>> {
+  const probe = JSON.parse(
+    await runHelper('probe.ts', {
+      url: target.url + call.path,
+      headers: call.headers,
+      body: call.body,
+      count: settings.probeCount,
+      warmup: settings.probeWarmup,
+      maxSeconds: settings.probeSeconds,
+    }),
+  ) as { errors: number; count: number; p50Ms: number; p99Ms: number; ttfbP50Ms: number; ttfbP99Ms: number };
+  const cpuBefore = sumCpu(target.pids);
+  const sampler = sampleRss(target.pids);
+  let load: LoadResult;
+  try {
+    load = await runLoad({ baseUrl: target.url, call, connections: settings.connections, seconds: settings.seconds });
+  } finally {
+    sampler.stop();
+  }
+  const cpu = sumCpu(target.pids) - cpuBefore;
+  const rss = sampler.stop();
+  if (load.errors + probe.errors > 0) failures.push(`${target.id} ${scenarioId} run ${run + 1}: ${load.errors} load errors, ${probe.errors} probe errors`);
+  return {
+    rps: load.rps,
+    requests: load.requests,
+    p50Ms: load.p50Ms,
+    p99Ms: load.p99Ms,
+    errors: load.errors + probe.errors,
+    probeCount: probe.count,
+    loneP50Ms: probe.p50Ms,
+    loneP99Ms: probe.p99Ms,
+    ttfbP50Ms: probe.ttfbP50Ms,
+    ttfbP99Ms: probe.ttfbP99Ms,
+    cpuPer1k: load.requests > 0 ? (cpu / load.requests) * 1000 : Number.NaN,
+    cpuUtil: cpu / load.seconds,
+    rssLoadMb: mb(rss.max),
+  };
+}
+
+function summarise(target: TargetId, scenario: string, raw: Record<string, number>[]): Cell {
+  const med = (key: string) => median(raw.map((entry) => entry[key] ?? Number.NaN));
+  return {
+    target,
+    scenario,
+    runs: raw.length,
+    rps: med('rps'),
+    p50Ms: med('p50Ms'),
+    p99Ms: med('p99Ms'),
+    loneP50Ms: med('loneP50Ms'),
+    loneP99Ms: med('loneP99Ms'),
+    ttfbP50Ms: med('ttfbP50Ms'),
+    ttfbP99Ms: med('ttfbP99Ms'),
+    cpuPer1k: med('cpuPer1k'),
+    cpuUtil: med('cpuUtil'),
+    rssLoadMb: med('rssLoadMb'),
+    errors: raw.reduce((total, entry) => total + (entry.errors ?? 0), 0),
+    raw,
+  };
+}
+
+async function holdStreams(target: RunningTarget, context: CallContext): Promise<StreamHold | undefined> {
+  const call = slowStreamCall(target.kind, context, settings.holdSeconds, settings.streamDelayMs);
+  if (call === undefined) return undefined;
+  await sleep(1000);
+  const rssIdle = sumRss(target.pids);
+  const cpuBefore = sumCpu(target.pids);
+  let open = 0;
+  const plateau: number[] = [];
+  const timer = setInterval(() => {
+    // Samples taken while at least 95% of the streams are open are the plateau.
+    if (open >= settings.streams * 0.95 && open > 0) plateau.push(sumRss(target.pids) / open);
+  }, 500);
+  const openSamples: { rss: number; open: number }[] = [];
+  const sampleOpen = setInterval(() => openSamples.push({ rss: sumRss(target.pids), open }), 500);
+  let result: { streams: number; completed: number; failed: number; stalled: number; maxOpen: number };
+  try {
+    const line = await runHelper(
+      'hold-streams.ts',
+      {
+        url: target.url + call.path,
+        headers: call.headers,
+        body: call.body,
+        streams: settings.streams,
+        rampPerSecond: smoke ? 500 : 400,
+        holdSeconds: settings.holdSeconds,
+        firstEventTimeoutMs: smoke ? 5_000 : 15_000,
+      },
+      (text) => {
+        if (text.startsWith('PROGRESS ')) open = (JSON.parse(text.slice(9)) as { open: number }).open;
+      },
+      (settings.holdSeconds + 120) * 1000,
+    );
+    result = JSON.parse(line) as typeof result;
+  } finally {
+    clearInterval(timer);
+    clearInterval(sampleOpen);
+  }
+  // RSS per open stream: (RSS − idle) / open, over the samples with the most streams open.
+  const top = Math.max(...openSamples.map((sample) => sample.open), 0);
+  const best = openSamples.filter((sample) => sample.open >= top * 0.95 && sample.open > 0);
+  const perStream = median(best.map((sample) => (sample.rss - rssIdle) / sample.open));
+  return {
+    target: target.id,
+    streams: result.streams,
+    holdSeconds: settings.holdSeconds,
+    completed: result.completed,
+    failed: result.failed,
+    stalled: result.stalled,
+    maxOpen: result.maxOpen,
+    rssIdleMb: mb(rssIdle),
+    rssPlateauMb: mb(median(best.map((sample) => sample.rss))),
+    perStreamKb: perStream / 1024,
+    cpuSeconds: sumCpu(target.pids) - cpuBefore,
+  };
+}
+
+async function soak(target: RunningTarget, context: CallContext, report: BenchReport): Promise<Soak> {
+  const chat = SCENARIOS.find((s) => s.id === 'chat')?.call('switchyard', context);
+  const stream = SCENARIOS.find((s) => s.id === 'chat-stream')?.call('switchyard', context);
+  if (chat === undefined || stream === undefined) throw new Error('soak scenarios missing');
+  const peak = async (call: HttpCall, id: string) =>
+    findCell(report, target.id, id)?.rps ?? (await runLoad({ baseUrl: target.url, call, connections: settings.connections, seconds: 5 })).rps;
+  const chatPeak = await peak(chat, 'chat');
+  const streamPeak = await peak(stream, 'chat-stream');
+  // Half of the peak capacity, shared between the two: each at a quarter of its own peak.
+  const rates = { chat: chatPeak / 4, 'chat-stream': streamPeak / 4 };
+  const seconds = settings.soakSeconds;
+  log(`soak: ${seconds} s at chat ${rates.chat.toFixed(0)} + stream ${rates['chat-stream'].toFixed(0)} req/s`);
+  const started = Date.now();
+  const samples: { t: number; rssMb: number }[] = [];
+  const timer = setInterval(() => samples.push({ t: (Date.now() - started) / 1000, rssMb: mb(sumRss(target.pids)) }), 5_000);
+  const previousTool = loadTool();
+  setLoadTool('autocannon'); // wrk cannot hold a fixed rate
+  let loads: LoadResult[];
+  try {
+    loads = await Promise.all([
+      runLoad({ baseUrl: target.url, call: chat, connections: 20, seconds, rate: rates.chat }),
+      runLoad({ baseUrl: target.url, call: stream, connections: 20, seconds, rate: rates['chat-stream'] }),
+    ]);
+  } finally {
+    clearInterval(timer);
+    setLoadTool(previousTool);
+  }
+  const window = (from: number, to: number) => median(samples.filter((s) => s.t >= from && s.t < to).map((s) => s.rssMb));
+  const first = window(60, 120);
+  const last = window(seconds - 60, seconds + 1);
+  return {
+    target: target.id,
+    seconds,
+    rates,
+    requests: loads.reduce((total, load) => total + load.requests, 0),
+    errors: loads.reduce((total, load) => total + load.errors, 0),
+    rssFirstMb: first,
+    rssLastMb: last,
+    growth: last / first - 1,
+    samples,
+  };
+}
+
+async function main(): Promise<number> {
+  const began = Date.now();
+  const report: BenchReport = {
+    mode: soakMode ? 'soak' : smoke ? 'smoke' : 'full',
+    machine: machineInfo(),
+    settings: { ...settings, pinned: isPinning(), loadTool: loadTool(), targets: targetIds, scenarios: scenarioIds },
+    cells: [],
+    targets: [],
+    streams: [],
+    failures: [],
+  };
+  log(`mode ${report.mode}; load ${loadTool()}; pinning ${isPinning() ? 'load+simulator+redis on cpu 0, targets on cpu 1' : 'off'}`);
+  const simulator = await startSimulator();
+  const context: CallContext = { key: BENCH_KEY, simulatorUrl: simulator.url };
+  const running: RunningTarget[] = [];
+  try {
+    // Every target is started up front and idles while another is measured; runs are then
+    // interleaved (run 1 of every target, then run 2, …) so that noise from other work on the
+    // machine lands on all targets alike and the ratios stay meaningful.
+    for (const id of targetIds) {
+      log(`target ${id}: starting`);
+      try {
+        const target = await startTarget(id, simulator.url);
+        running.push(target);
+        await sleep(smoke ? 100 : 1000);
+        report.targets.push({ target: id, rssIdleMb: mb(sumRss(target.pids)), rssAfterMb: Number.NaN });
+      } catch (error) {
+        report.failures.push(`${id}: could not start: ${(error as Error).message.slice(0, 1500)}`);
+        report.targets.push({ target: id, rssIdleMb: Number.NaN, rssAfterMb: Number.NaN, startError: (error as Error).message.slice(0, 200) });
+      }
+    }
+    if (soakMode) {
+      const target = running.find((t) => t.id === 'all') ?? running[0];
+      if (target === undefined) throw new Error('no target to soak');
+      report.soak = await soak(target, context, report);
+    } else {
+      for (const scenario of SCENARIOS.filter((s) => scenarioIds.includes(s.id))) {
+        const plan: { target: RunningTarget; call: HttpCall }[] = [];
+        for (const target of running) {
+          const call = scenario.call(target.kind, context);
+          if (call === undefined) continue;
+          const problem = await checkOnce(target.url, call);
+          if (problem !== undefined) {
+            report.failures.push(`${target.id} ${scenario.id}: ${problem}\n${target.output().slice(-2000)}`);
+            log(`  ${target.id} ${scenario.id}: FAILED check: ${problem.slice(0, 200)}`);
+            continue;
+          }
+          if (settings.warmupSeconds > 0) await runLoad({ baseUrl: target.url, call, connections: settings.connections, seconds: settings.warmupSeconds });
+          plan.push({ target, call });
+        }
+        const runs = new Map<TargetId, Record<string, number>[]>();
+        for (let run = 0; run < settings.runs; run++) {
+          for (const { target, call } of plan) {
+            const raw = await measureRun(target, scenario.id, call, run, report.failures);
+            runs.set(target.id, [...(runs.get(target.id) ?? []), raw]);
+          }
+        }
+        for (const { target } of plan) {
+          const cell = summarise(target.id, scenario.id, runs.get(target.id) ?? []);
+          report.cells.push(cell);
+          log(`  ${scenario.id} ${target.id}: ${cell.rps.toFixed(0)} req/s, lone p50 ${cell.loneP50Ms.toFixed(3)} ms, ttfb ${cell.ttfbP50Ms.toFixed(3)} ms, ${cell.cpuPer1k.toFixed(3)} cpu-s/1k, util ${cell.cpuUtil.toFixed(2)}, ${cell.errors} errors`);
+        }
+      }
+      if (flags['no-streams'] !== true) {
+        for (const target of running.filter((t) => settings.streamTargets.includes(t.id))) {
+          const hold = await holdStreams(target, context);
+          if (hold === undefined) continue;
+          report.streams.push(hold);
+          if (hold.failed + hold.stalled > 0) report.failures.push(`${target.id} slow streams: ${hold.failed} failed, ${hold.stalled} stalled of ${hold.streams}`);
+          log(`  slow streams ${target.id}: ${hold.completed}/${hold.streams} completed, ${hold.maxOpen} open at once, ${hold.perStreamKb.toFixed(1)} KB each`);
+        }
+      }
+    }
+    await sleep(smoke ? 300 : 3000);
+    for (const target of running) {
+      const summary = report.targets.find((t) => t.target === target.id);
+      if (summary !== undefined) summary.rssAfterMb = mb(sumRss(target.pids));
+    }
+  } finally {
+    await Promise.all(running.map((target) => target.stop()));
+    await simulator.started.stop();
+  }
+  report.machine.loadAverageEnd = loadavg().map((value) => Number(value.toFixed(2)));
+  report.settings.wallSeconds = Math.round((Date.now() - began) / 1000);
+
+  const stamp = report.machine.date;
+  const directory = flags.out ?? fileURLToPath(new URL(`./results/${stamp.slice(0, 10)}/`, import.meta.url));
+  mkdirSync(directory, { recursive: true });
+  const base = join(directory, `${report.mode}-${stamp.slice(11, 19).replaceAll(':', '')}`);
+  const markdown = renderMarkdown(report);
+  writeFileSync(`${base}.md`, markdown);
+  writeFileSync(`${base}.json`, `${JSON.stringify({ ...report, goals: evaluateGoals(report) }, null, 2)}\n`);
+  process.stdout.write(`${markdown}\n`);
+  log(`wrote ${base}.md and .json in ${report.settings.wallSeconds} s`);
+  // Smoke fails on any error or unstarted target: it guards the harness and the gateway's happy paths.
+  if (smoke && report.failures.length > 0) {
+    process.stderr.write(`smoke FAILED:\n${report.failures.join('\n')}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
