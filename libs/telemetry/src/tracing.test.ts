@@ -19,6 +19,7 @@ import {
   isTracingConfigured,
   SpanKind,
   startTracing,
+  traceLogFields,
   withSpan,
 } from './tracing.ts';
 
@@ -225,6 +226,7 @@ describe('startTracing without an exporter configured', () => {
     const result = await withSpan(tracing.tracer, 'chat m', { [ATTR_SWITCHYARD_TENANT]: 't1' }, (span) => {
       expect(span.isRecording()).toBe(false);
       expect(injectTraceHeaders(activeContext(), {})).toEqual({});
+      expect(traceLogFields()).toEqual({});
       return 42;
     });
     expect(result).toBe(42);
@@ -256,12 +258,14 @@ describe('startTracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       const parent = extractTraceContext({ Traceparent: [`00-${clientTraceId}-b7ad6b7169203331-01`] });
 
       let forwarded: Record<string, string> = {};
+      let logFields: ReturnType<typeof traceLogFields> = {};
       await withSpan(
         tracing.tracer,
         'POST /v1/chat/completions',
         { [ATTR_SWITCHYARD_FORMAT]: 'chat-completions', [ATTR_SWITCHYARD_TENANT]: 'acme', unknown: undefined },
         async () => {
           forwarded = injectTraceHeaders(activeContext(), { 'x-request-id': 'req_1' });
+          logFields = traceLogFields();
           await withSpan(
             tracing.tracer,
             genAiSpanName('chat', 'gpt-test'),
@@ -306,6 +310,8 @@ describe('startTracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
         attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-test', 'gen_ai.provider.name': 'openai', 'gen_ai.usage.input_tokens': 12 },
       });
       expect(forwarded.traceparent).toBe(`00-${clientTraceId}-${server?.spanId}-01`);
+      expect(logFields).toEqual({ trace_id: clientTraceId, span_id: server?.spanId });
+      expect(traceLogFields()).toEqual({});
       expect(failed).toMatchObject({
         attributes: { [ATTR_ERROR_TYPE]: 'upstream_timeout' },
         status: { code: 2, message: 'upstream took too long' }, // STATUS_CODE_ERROR

@@ -2,6 +2,7 @@ import {
   context,
   diag,
   DiagLogLevel,
+  isSpanContextValid,
   logs,
   propagation,
   SpanKind,
@@ -295,6 +296,18 @@ export function extractTraceContext(headers: HeaderRecord): Context {
 /** The active context (to inject into an outgoing request inside a span). */
 export function activeContext(): Context {
   return context.active();
+}
+
+/**
+ * `{ trace_id, span_id }` of the active span for a log line (e.g. as pino's `mixin`), so logs
+ * and traces join on the ids; `{}` outside a span, and always with tracing off (a context
+ * lookup, no allocation of ids). Snake case as in the OpenTelemetry log data model, which log
+ * backends (Loki derived fields, Elastic) recognise.
+ */
+export function traceLogFields(): { trace_id?: string; span_id?: string } {
+  const spanContext = trace.getSpanContext(context.active());
+  if (spanContext === undefined || !isSpanContextValid(spanContext)) return {};
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
 }
 
 // ---------------------------------------------------------------------------------------------
