@@ -78,4 +78,27 @@ describe('the switchyard CLI', () => {
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect(await exited).toBe(0);
   });
+
+  it('should end a stream still open when the grace period runs out with the error event, then exit 0', async () => {
+    const gateway = await startSwitchyard('all', {
+      port: await getFreePort(),
+      config: writeConfig(demoConfig),
+      env: { SWITCHYARD_SHUTDOWN_GRACE_MS: '300' },
+    });
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'Too long [[sim:chunk_delay_ms=100,words=60]]' }] }),
+    });
+    const exited = new Promise<number | null>((resolve) => gateway.child.once('exit', (code) => resolve(code)));
+    const text = response.text();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    gateway.child.kill('SIGTERM');
+    const body = await text;
+    const events = body.trim().split('\n\n');
+    expect(events.length).toBeGreaterThan(2);
+    expect(events[events.length - 1]).toMatch(/^data: \{"error":\{/);
+    expect(body).not.toContain('[DONE]');
+    expect(await exited).toBe(0);
+  });
 });

@@ -140,13 +140,11 @@ export const configSchema = z
       .object({
         /** Request body limit; 32 MiB is the largest vendor limit (design §1). */
         bodyLimitBytes: z.number().int().positive().default(32 * 1024 * 1024),
-        /** How long SIGTERM waits for in-flight streams. */
-        shutdownGraceMs: z.number().int().nonnegative().default(25_000),
         /** Quiet time on a stream before a keep-alive (comment, or messages `ping`) is written. */
         streamKeepAliveMs: z.number().int().positive().default(15_000),
       })
       .strict()
-      .default({ bodyLimitBytes: 32 * 1024 * 1024, shutdownGraceMs: 25_000, streamKeepAliveMs: 15_000 }),
+      .default({ bodyLimitBytes: 32 * 1024 * 1024, streamKeepAliveMs: 15_000 }),
   })
   .strict()
   .superRefine((config, context) => {

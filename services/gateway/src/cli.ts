@@ -30,7 +30,11 @@ export async function main(argv: string[]): Promise<void> {
     stopping = true;
     running.drain();
     process.stderr.write(`switchyard ${options.target}: ${signal}, draining (up to ${GRACE_MS} ms)\n`);
-    const deadline = setTimeout(() => process.exit(0), GRACE_MS);
+    const deadline = setTimeout(() => {
+      // Streams still open now end with their format's error event, then the process goes.
+      running.terminate();
+      setTimeout(() => process.exit(0), 200).unref();
+    }, GRACE_MS);
     deadline.unref();
     running.close().then(
       () => process.exit(0),

@@ -16,6 +16,8 @@ export interface Running {
   close(): Promise<void>;
   /** Flip readiness to false at once (the first step of a drain). */
   drain(): void;
+  /** The grace period is over: end what is still open, each stream with its format's error event. */
+  terminate(): void;
 }
 
 const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
@@ -34,7 +36,7 @@ export async function startTarget(options: CliOptions, env: Record<string, strin
     case 'simulator': {
       const simulator = await startSimulator({ port: options.port, host: options.host });
       logger.info({ url: simulator.url }, 'simulator listening');
-      return { close: () => simulator.close(), drain: () => {} };
+      return { close: () => simulator.close(), drain: () => {}, terminate: () => {} };
     }
     case 'worker':
       throw new Error('The worker target (usage aggregation) is not built yet; see issue 6.');
@@ -104,11 +106,25 @@ async function serve(
   options: CliOptions,
   logger: Logger,
   setDraining: () => void,
+  terminate: () => void = () => {},
 ): Promise<Running> {
   resources.add(app);
   const address = await app.listen({ port: options.port, host: options.host });
   logger.info({ address }, `${options.target} listening`);
-  return { drain: setDraining, close: () => resources.close() };
+  return {
+    drain: setDraining,
+    terminate,
+    close: async () => {
+      // A connection busy with a stream when the drain began is idle once it ends; close it
+      // then instead of waiting for the client's keep-alive timeout.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      try {
+        await resources.close();
+      } finally {
+        clearInterval(sweep);
+      }
+    },
+  };
 }
 
 /** The catalog service as ingresses and routers see it in split mode: polled over HTTP. */
@@ -166,7 +182,7 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
     bodyLimit: config.server.bodyLimitBytes,
     isReady: () => !draining,
   });
-  const running = await serve(app, resources, options, logger, () => (draining = true));
+  const running = await serve(app, resources, options, logger, () => (draining = true), router.terminateStreams);
   if (env.REDIS_URL === undefined || env.REDIS_URL === '') {
     logger.info('in-memory stores (no REDIS_URL): single instance only');
   }
@@ -203,7 +219,7 @@ async function startRouter(options: CliOptions, env: Record<string, string | und
   const { router } = await routerCore(env, catalog, metrics, logger, resources);
   let draining = false;
   const app = buildRouterApp({ router, metrics, isReady: () => !draining && catalog.isReady(), bodyLimit: DEFAULT_BODY_LIMIT });
-  return serve(app, resources, options, logger, () => (draining = true));
+  return serve(app, resources, options, logger, () => (draining = true), router.terminateStreams);
 }
 
 async function startCatalog(options: CliOptions, logger: Logger): Promise<Running> {

@@ -5,6 +5,7 @@ import { toGatewayError, wireFormats, writeError } from '@switchyard/formats';
 import { resolveEndpoint, UpstreamClient, type UpstreamEndpoint } from '@switchyard/providers';
 import type { RouteHandler, RouteRequest } from '@switchyard/router-client';
 import type { Logger, Metrics } from '@switchyard/telemetry';
+import { ActiveStreams } from './pipeline/active-streams.ts';
 import { DeploymentHealth } from './routing/deployment-health.ts';
 import type { UpstreamTimeouts } from './pipeline/call-upstream.ts';
 import type { Exchange, ExchangeOutcome } from './pipeline/exchange.ts';
@@ -33,6 +34,8 @@ export interface RouterOptions {
 
 export interface Router {
   handle: RouteHandler;
+  /** Ends every stream still open with its format's error event (the end of a shutdown grace period). */
+  terminateStreams(): void;
   close(): Promise<void>;
 }
 
@@ -62,7 +65,9 @@ export function createRouter(options: RouterOptions): Router {
     }
     return endpoint;
   };
+  const activeStreams = new ActiveStreams();
   const dependencies = {
+    activeStreams,
     upstream,
     timeouts,
     health,
@@ -160,6 +165,8 @@ export function createRouter(options: RouterOptions): Router {
 
   return {
     handle,
+    terminateStreams: () =>
+      activeStreams.terminateAll(new GatewayError('unavailable', 'The gateway is shutting down; the stream was ended before completion.')),
     close: async () => {
       await upstream.close();
       await responseStore.close();

@@ -7,6 +7,7 @@ import { backoffDelay, DEFAULT_RETRY, sleep } from '../routing/backoff.ts';
 import { candidateModels } from '../routing/candidate-models.ts';
 import { chooseDeployment } from '../routing/choose-deployment.ts';
 import { deploymentKey, type CircuitPolicy, type DeploymentHealth } from '../routing/deployment-health.ts';
+import type { ActiveStreams } from './active-streams.ts';
 import { callUpstream, readErrorBody, transportError, type UpstreamTimeouts } from './call-upstream.ts';
 import type { Exchange, ExchangeOutcome } from './exchange.ts';
 import { estimateRequestTokens, estimateTextTokens } from './estimate-tokens.ts';
@@ -19,6 +20,7 @@ export interface GenerateDependencies {
   health: DeploymentHealth;
   /** Quiet time on a stream before a keep-alive is written. */
   keepAliveMs: number;
+  activeStreams: ActiveStreams;
   endpointOf(providerId: string): UpstreamEndpoint;
   /** Records time spent translating, by `client→upstream` pair. */
   onTranslation(pair: string, seconds: number): void;
@@ -178,7 +180,7 @@ async function answer(
   if (upstream.statusCode >= 400) return relayUpstreamError(exchange, upstream, response, headers);
 
   if (canonical.stream) {
-    const result = await streamAnswer(exchange, upstream, response, headers, dependencies.keepAliveMs);
+    const result = await streamAnswer(exchange, upstream, response, headers, dependencies.keepAliveMs, dependencies.activeStreams);
     const usage = result.answer?.usage;
     return {
       status: result.error === undefined ? 200 : result.error.status,

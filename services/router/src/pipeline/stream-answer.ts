@@ -3,6 +3,7 @@ import type { CanonicalResponse, GatewayError, StreamPart } from '@switchyard/ca
 import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse';
 import type { Dispatcher } from 'undici';
 import { StreamAccumulator } from './accumulate-stream.ts';
+import type { ActiveStreams } from './active-streams.ts';
 import { transportError } from './call-upstream.ts';
 import type { Exchange } from './exchange.ts';
 
@@ -36,6 +37,7 @@ export async function streamAnswer(
   response: ServerResponse,
   headers: Record<string, string>,
   keepAliveMs: number,
+  activeStreams: ActiveStreams,
 ): Promise<StreamResult> {
   const { clientFormat, upstreamFormat, sameFormat, request } = exchange;
   const requestId = request.identity.requestId;
@@ -94,6 +96,13 @@ export async function streamAnswer(
   };
 
   const parser = createSseParser(onEvent);
+  let terminated = false;
+  const forget = activeStreams.add((error) => {
+    terminated = true;
+    result.error = error;
+    write(encoder === undefined ? clientFormat.errors.renderStreamError(error, requestId) : encoder.push({ type: 'error', error }));
+    upstream.body.destroy();
+  });
   try {
     for await (const chunk of upstream.body) parser.push(chunk as Buffer);
     parser.end();
@@ -106,11 +115,12 @@ export async function streamAnswer(
     }
   } catch (error) {
     const failure = transportError(error, request.signal);
-    result.error = failure;
-    if (failure.kind !== 'client_closed') {
+    if (!terminated) result.error = failure;
+    if (!terminated && failure.kind !== 'client_closed') {
       write(encoder === undefined ? clientFormat.errors.renderStreamError(failure, requestId) : encoder.push({ type: 'error', error: failure }));
     }
   }
+  forget();
   clearInterval(keepAlive);
   response.end();
   result.answer = accumulator.response;

@@ -1,0 +1,22 @@
+import type { GatewayError } from '@switchyard/canonical';
+
+/**
+ * The streams this router is relaying. On shutdown, streams still open when the grace period
+ * ends are closed with their format's error event (never cut silently, protocols.md §7.3).
+ */
+export class ActiveStreams {
+  readonly #streams = new Set<(error: GatewayError) => void>();
+
+  add(terminate: (error: GatewayError) => void): () => void {
+    this.#streams.add(terminate);
+    return () => this.#streams.delete(terminate);
+  }
+
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  terminateAll(error: GatewayError): void {
+    for (const terminate of [...this.#streams]) terminate(error);
+  }
+}
