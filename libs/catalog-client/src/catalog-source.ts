@@ -90,9 +90,10 @@ export function createHttpCatalog(options: HttpCatalogOptions): CatalogSource {
       } else {
         await response.body.dump();
         if (response.statusCode === 304) {
-          // A held request that ran its course: ask again at once. A 304 that came back at
-          // once (a catalog without long-polling) waits out the poll interval.
-          delay = Math.max(0, pollMs - (Date.now() - started));
+          // A held request that ran its course: ask again at once. A 304 that came back early
+          // (a catalog without long-polling, or one shutting down) waits out the poll interval.
+          const elapsed = Date.now() - started;
+          delay = waitMs > 0 && elapsed >= waitMs / 2 ? 0 : Math.max(0, pollMs - elapsed);
         } else {
           options.onError?.(new Error(`catalog answered ${response.statusCode}`));
         }
