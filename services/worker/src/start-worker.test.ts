@@ -1,0 +1,183 @@
+import { redisTest } from '@switchyard/testkit';
+import {
+  createBullmqUsageSink,
+  createRedisUsageAggregator,
+  usageJobId,
+  USAGE_JOB_NAME,
+  USAGE_JOB_OPTIONS,
+  type UsageAggregator,
+  type UsageEvent,
+  type UsageGroupBy,
+} from '@switchyard/usage-events';
+import { Queue } from 'bullmq';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, onTestFinished, vi } from 'vitest';
+import { startWorker, type StartWorkerOptions, type UsageWorker } from './start-worker.ts';
+import { at, expectedRows, PRICES, recordingLogger, TEST_YEAR, usageEvent } from './test-support.ts';
+
+const Y = TEST_YEAR;
+const GROUPINGS: UsageGroupBy[] = ['day', 'month', 'model', 'key'];
+let queueCounter = 0;
+
+function setUp(redisUrl: string) {
+  const queueName = `usage-worker-test-${(queueCounter += 1)}`;
+  const aggregator = createRedisUsageAggregator({ url: redisUrl });
+  const sink = createBullmqUsageSink({ redisUrl, queueName });
+  const queue = new Queue(queueName, { connection: { url: redisUrl } });
+  const logger = recordingLogger();
+  const workers: UsageWorker[] = [];
+  onTestFinished(async () => {
+    await sink.close();
+    for (const worker of workers) await worker.close();
+    await queue.close();
+    await aggregator.close();
+  });
+  const start = (overrides: Partial<StartWorkerOptions> = {}): UsageWorker => {
+    const worker = startWorker({ redisUrl, queueName, aggregator, prices: PRICES, logger, ...overrides });
+    workers.push(worker);
+    return worker;
+  };
+  const query = (tenantId: string, groupBy: UsageGroupBy) => aggregator.query({ tenantId, from: `${Y}-01-01`, to: `${Y}-12-31`, groupBy });
+  const requests = async (tenantId: string) => (await query(tenantId, 'month')).reduce((sum, row) => sum + row.requests, 0);
+  /** Until nothing is waiting, delayed or running. */
+  const drained = () =>
+    vi.waitFor(
+      async () => {
+        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        expect(Object.values(counts).reduce((sum, count) => sum + count, 0)).toBe(0);
+      },
+      { timeout: 30_000, interval: 25 },
+    );
+  return { queueName, aggregator, sink, queue, logger, start, query, requests, drained };
+}
+
+/** The aggregator, slowed down so a close can land while jobs are in flight. */
+function slowed(aggregator: UsageAggregator, delayMs: number): UsageAggregator {
+  return { ...aggregator, record: async (event) => (await sleep(delayMs), aggregator.record(event)) };
+}
+
+describe('usage worker', () => {
+  redisTest('should aggregate what the router emits', async ({ redisUrl }) => {
+    const { sink, start, query, drained } = setUp(redisUrl);
+    start();
+    const events = [
+      usageEvent({ model: 'smart', inputTokens: 1_200, outputTokens: 300, cachedTokens: 1_000, reasoningTokens: 100, stream: true }),
+      usageEvent({ model: 'fast', inputTokens: 10, outputTokens: 0, status: 429 }),
+      usageEvent({ keyId: 'web', occurredAt: at(`${Y}-03-15`) }),
+    ];
+    for (const event of events) sink.emit(event);
+    await sink.close();
+    await drained();
+    for (const groupBy of GROUPINGS) expect(await query('acme', groupBy)).toEqual(expectedRows(events, 'acme', groupBy));
+  });
+
+  redisTest('should count an event emitted twice once', async ({ redisUrl }) => {
+    const { sink, start, requests, drained, queue } = setUp(redisUrl);
+    start();
+    const event = usageEvent();
+    sink.emit(event);
+    await drained();
+    sink.emit(event);
+    sink.emit(structuredClone(event));
+    await sink.close();
+    await drained();
+    expect(await requests('acme')).toBe(1);
+    expect(await queue.getJobCountByTypes('completed')).toBe(1);
+  });
+
+  redisTest('should count a request delivered in two jobs once', async ({ redisUrl }) => {
+    const { queue, start, requests, drained } = setUp(redisUrl);
+    const event = usageEvent();
+    // At-least-once: the same request arrives again under another job id.
+    await queue.add(USAGE_JOB_NAME, event, { ...USAGE_JOB_OPTIONS, jobId: usageJobId(event.requestId) });
+    await queue.add(USAGE_JOB_NAME, event, { ...USAGE_JOB_OPTIONS, jobId: 'redelivered-1' });
+    start();
+    await drained();
+    expect(await requests('acme')).toBe(1);
+    const jobs = await queue.getJobs(['completed']);
+    expect(jobs.map((job) => job.returnvalue as unknown).sort()).toEqual([{ counted: false }, { counted: true }].sort());
+  });
+
+  redisTest(
+    'should count 1,000 events exactly across a worker closed midway and its replacement',
+    async ({ redisUrl }) => {
+      const { sink, queue, aggregator, start, query, requests, drained, logger } = setUp(redisUrl);
+      const days = [`${Y}-04-29`, `${Y}-04-30`, `${Y}-05-01`];
+      const events: UsageEvent[] = Array.from({ length: 1_000 }, (_, index) =>
+        usageEvent({
+          tenantId: index % 5 === 0 ? 'globex' : 'acme',
+          keyId: ['ci', 'web', 'batch'][index % 3] as string,
+          model: index % 7 < 3 ? 'smart' : 'fast',
+          stream: index % 2 === 0,
+          status: index % 23 === 0 ? 500 : 200,
+          inputTokens: 50 + ((index * 37) % 2_000),
+          outputTokens: (index * 11) % 700,
+          ...(index % 4 === 0 ? { cachedTokens: 25 } : {}),
+          ...(index % 6 === 0 ? { reasoningTokens: (index * 3) % 90 } : {}),
+          ...(index % 50 === 0 ? { costMicros: 1_000 + index } : {}),
+          occurredAt: at(days[index % 3] as string, index % 24),
+        }),
+      );
+      expect(events.filter((event) => event.stream)).toHaveLength(500);
+      for (const event of events) sink.emit(event);
+      await sink.close();
+      expect(await queue.getJobCountByTypes('waiting')).toBe(1_000);
+
+      const first = start({ aggregator: slowed(aggregator, 10), concurrency: 4 });
+      await vi.waitFor(async () => expect((await requests('acme')) + (await requests('globex'))).toBeGreaterThanOrEqual(300), {
+        timeout: 30_000,
+        interval: 10,
+      });
+      await first.close(); // what SIGTERM does: stop taking jobs, finish the ones in flight
+      const countedAtClose = (await requests('acme')) + (await requests('globex'));
+      expect(countedAtClose).toBeLessThan(1_000);
+      expect(await queue.getJobCountByTypes('active')).toBe(0);
+      await sleep(100);
+      expect((await requests('acme')) + (await requests('globex'))).toBe(countedAtClose);
+
+      // At-least-once on top: some requests come again under new job ids.
+      for (const event of events.slice(0, 50)) await queue.add(USAGE_JOB_NAME, event, { jobId: `again-${event.requestId}` });
+
+      start({ concurrency: 16 });
+      await drained();
+      expect((await requests('acme')) + (await requests('globex'))).toBe(1_000);
+      for (const tenantId of ['acme', 'globex']) {
+        for (const groupBy of GROUPINGS) expect(await query(tenantId, groupBy)).toEqual(expectedRows(events, tenantId, groupBy));
+      }
+      expect(await queue.getJobCountByTypes('failed')).toBe(0);
+      expect(logger.lines.filter((line) => line.level !== 'info')).toEqual([]);
+    },
+    60_000,
+  );
+
+  redisTest('should fail an invalid job once, without retries', async ({ redisUrl }) => {
+    const { queue, start, drained, logger } = setUp(redisUrl);
+    start();
+    await queue.add(USAGE_JOB_NAME, { requestId: 'half-an-event' }, { ...USAGE_JOB_OPTIONS, jobId: 'bad-1' });
+    await drained();
+    const job = await queue.getJob('bad-1');
+    expect(await job?.getState()).toBe('failed');
+    expect(job?.attemptsMade).toBe(1);
+    expect(logger.lines.map((line) => line.message)).toEqual(['invalid usage event dropped']);
+  });
+
+  redisTest('should retry a job whose recording failed, and count it once', async ({ redisUrl }) => {
+    const { queue, aggregator, start, requests, drained, logger } = setUp(redisUrl);
+    let failures = 1;
+    start({
+      aggregator: {
+        ...aggregator,
+        record: async (event) => {
+          const counted = await aggregator.record(event);
+          // The write landed but the reply was lost: the retry must not count again.
+          if (failures-- > 0) throw new Error('connection reset');
+          return counted;
+        },
+      },
+    });
+    await queue.add(USAGE_JOB_NAME, usageEvent(), { ...USAGE_JOB_OPTIONS, backoff: { type: 'fixed', delay: 50 } });
+    await drained();
+    expect(await requests('acme')).toBe(1);
+    expect(logger.lines).toEqual([expect.objectContaining({ level: 'warn', message: 'usage job failed, will retry' })]);
+  });
+});
