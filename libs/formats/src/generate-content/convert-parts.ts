@@ -64,10 +64,13 @@ function isGeminiFileReference(uri: string): boolean {
 }
 
 export function fileDataSource(fileUri: string, mimeType: string | null | undefined): MediaSource {
-  const mediaType = mimeType ?? undefined;
   if (isGeminiFileReference(fileUri)) {
+    const mediaType = mimeType ?? undefined;
     return { kind: 'file-id', fileId: fileUri, ...(mediaType && { mediaType }) };
   }
+  // `mimeType` is optional on the wire; without it a `…/cat.png` URL would pass for a generic
+  // file (a PDF document toward messages, a 400 toward chat) instead of the image it is.
+  const mediaType = mimeType ?? guessMediaType(fileUri);
   return { kind: 'url', url: fileUri, ...(mediaType && { mediaType }) };
 }
 

@@ -117,6 +117,31 @@ describe('requestToCanonical', () => {
     });
   });
 
+  it('should tell the media type of a fileData URL without mimeType from its extension', () => {
+    const request = requestToCanonical(
+      {
+        contents: [
+          {
+            role: 'user',
+            parts: [
+              { fileData: { fileUri: 'https://example.test/cat.PNG?size=2' } },
+              { fileData: { fileUri: 'https://example.test/spec.pdf' } },
+              { fileData: { fileUri: 'https://example.test/render?id=7' } },
+              { fileData: { fileUri: 'files/abc123' } },
+            ],
+          },
+        ],
+      },
+      context,
+    );
+    expect(request.messages[0]?.content).toEqual([
+      { type: 'image', source: { kind: 'url', url: 'https://example.test/cat.PNG?size=2', mediaType: 'image/png' } },
+      { type: 'file', source: { kind: 'url', url: 'https://example.test/spec.pdf', mediaType: 'application/pdf' } },
+      { type: 'file', source: { kind: 'url', url: 'https://example.test/render?id=7' } },
+      { type: 'file', source: { kind: 'file-id', fileId: 'files/abc123' } },
+    ]);
+  });
+
   it('should decode media parts by mime type and keep thought signatures with their origin', () => {
     const request = requestToCanonical(
       {
