@@ -154,14 +154,14 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   return request.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
 }
 
-async function startReceiver(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+async function startReceiver(options: { delayMs?: number } = {}): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
   const received: Received[] = [];
   const server: Server = createServer((request, response) => {
     readBody(request).then(
       (body) => {
         received.push({ path: request.url ?? '', contentType: request.headers['content-type'], ...decodeExport(body) });
         // An empty ExportTraceServiceResponse: full success.
-        response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        setTimeout(() => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(), options.delayMs ?? 0);
       },
       () => response.writeHead(400).end(),
     );
@@ -340,6 +340,30 @@ describe('startTracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       expect(receiver.received.map((batch) => batch.path)).toEqual(['/custom/traces']);
       expect(receiver.received[0]?.resource['service.name']).toBe('from-env');
       expect(receiver.received[0]?.spans.map((span) => span.name)).toEqual(['still exported']);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('startTracing restarts', () => {
+  it('should start a new SDK right after the last one shut down, without the old shutdown undoing it', async () => {
+    const receiver = await startReceiver({ delayMs: 300 });
+    try {
+      process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+      const first = await startTracing({ serviceName: 'first' });
+      await withSpan(first.tracer, 'before restart', {}, () => undefined);
+      const stopped = first.shutdown(); // flushing takes 300 ms
+      const second = await startTracing({ serviceName: 'second' });
+      await stopped;
+      expect(second.enabled).toBe(true);
+      expect(delegateName()).not.toBe('NoopTracerProvider');
+      await withSpan(second.tracer, 'after restart', {}, () => undefined);
+      await second.shutdown();
+      expect(receiver.received.map((batch) => [batch.resource['service.name'], batch.spans.map((span) => span.name)])).toEqual([
+        ['first', ['before restart']],
+        ['second', ['after restart']],
+      ]);
     } finally {
       await receiver.close();
     }

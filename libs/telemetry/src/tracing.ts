@@ -158,6 +158,8 @@ interface Installed {
 
 /** One SDK per process: the OpenTelemetry API's providers are process globals. */
 let installed: Installed | undefined;
+/** The last SDK's shutdown: a new SDK registers its globals only after the old one let go of them. */
+let stopping: Promise<void> = Promise.resolve();
 
 function diagLogger(logger: TracingLogger): DiagLogger {
   const forward =
@@ -172,6 +174,7 @@ function serviceNameFromEnv(env: Env): boolean {
 }
 
 async function installSdk(options: TracingOptions): Promise<{ shutdown(): Promise<void> }> {
+  await stopping;
   if (options.logger !== undefined && !nonEmpty(process.env.OTEL_LOG_LEVEL)) {
     diag.setLogger(diagLogger(options.logger), { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
   }
@@ -239,11 +242,9 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       current.refs--;
       if (current.refs > 0) return;
       if (installed === current) installed = undefined;
-      try {
-        await sdk.shutdown();
-      } finally {
-        unregisterGlobals();
-      }
+      const done = sdk.shutdown().finally(unregisterGlobals);
+      stopping = done.catch(() => undefined);
+      await done;
     },
   };
 }
