@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { ApiError, GoogleGenAI, type Content, type GenerateContentResponse, type Part } from '@google/genai';
+import { ApiError, GoogleGenAI, ThinkingLevel, type Content, type GenerateContentResponse, type Part } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { Matrix } from './support/matrix.ts';
@@ -249,6 +249,32 @@ function expectReasoningUpstream(
   }
 }
 
+/**
+ * Only the reasoning knob of the upstream's format, and nothing else of reasoning: `budget: null`
+ * means no budget at all (messages without `thinking`, Gemini without `thinkingBudget`).
+ */
+function expectReasoningKnob(upstream: Upstream, body: Json, expected: { effort: string; budget: number | null }): void {
+  switch (upstream) {
+    case 'chat-completions':
+      expect(body.reasoning_effort).toBe(expected.effort);
+      break;
+    case 'responses':
+      expect((body.reasoning as Json | undefined)?.effort).toBe(expected.effort);
+      break;
+    case 'messages':
+      if (expected.budget === null || expected.budget === 0) expect(body).not.toHaveProperty('thinking');
+      else expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: expected.budget });
+      expect(body).not.toHaveProperty('output_config');
+      break;
+    case 'generate-content': {
+      const thinking = generationSettings(upstream, body).thinkingConfig as Json | undefined;
+      expect(thinking?.thinkingBudget).toBe(expected.budget === null ? 0 : expected.budget);
+      expect(thinking).not.toHaveProperty('thinkingLevel');
+      break;
+    }
+  }
+}
+
 function expectJsonSchemaUpstream(upstream: Upstream, body: Json): void {
   switch (upstream) {
     case 'chat-completions':
@@ -344,12 +370,41 @@ function expectSignatureReplayed(upstream: Upstream, body: Json): void {
   expect(signaturesIn(body)).toHaveLength(1);
 }
 
-describe.each<TopologyKind>(['all'])('feature matrix (%s)', (kind) => {
+/**
+ * The split topology (catalog + router + ingress processes) runs the rows whose behaviour crosses
+ * the ingress → router hop: headers both ways (warnings, the reasoning opt-in), router-kept state
+ * (previous_response_id), 400s before any upstream call, streams of every client.
+ */
+const SPLIT_ROWS = [
+  'images: openai chat (base64 + url)',
+  'images: anthropic url of unknown type',
+  'reasoning: openai chat stream, reasoning_content opt-in',
+  'reasoning: anthropic stream thinking',
+  'signatures: responses.stream previous_response_id tool loop',
+  'json schema: genai stream',
+  'stop: openai chat stop',
+  'max tokens: openai responses.stream → incomplete',
+  'usage: anthropic stream usage',
+  'image output: genai responseModalities',
+  'tools: genai stream 2 functionCalls + results',
+];
+
+/** The matrix, or only the rows in `rows`. */
+function selectRows(matrix: Matrix, rows: readonly string[] | undefined): Pick<Matrix, 'cell' | 'knownBug'> {
+  if (rows === undefined) return matrix;
+  return {
+    cell: (row, ...rest) => (rows.includes(row) ? matrix.cell(row, ...rest) : undefined),
+    knownBug: (row, ...rest) => (rows.includes(row) ? matrix.knownBug(row, ...rest) : undefined),
+  };
+}
+
+describe.each<TopologyKind>(['all', 'split'])('feature matrix (%s)', (kind) => {
   let topology: Topology;
   let openai: OpenAI;
   let anthropic: Anthropic;
   let genai: GoogleGenAI;
-  const matrix = new Matrix(UPSTREAMS);
+  const fullMatrix = new Matrix(UPSTREAMS);
+  const matrix = selectRows(fullMatrix, kind === 'split' ? SPLIT_ROWS : undefined);
   const upstreamBody = async (mark: string): Promise<Json> => (await upstreamRequestWith(topology.simulatorUrl, mark)).body;
 
   beforeAll(async () => {
@@ -360,7 +415,7 @@ describe.each<TopologyKind>(['all'])('feature matrix (%s)', (kind) => {
   });
 
   afterAll(async () => {
-    process.stdout.write(matrix.render(`Feature matrix, ${kind} topology (client operation × upstream protocol)`));
+    process.stdout.write(fullMatrix.render(`Feature matrix, ${kind} topology (client operation × upstream protocol)`));
     await topology?.stop();
   });
 
@@ -711,6 +766,61 @@ describe.each<TopologyKind>(['all'])('feature matrix (%s)', (kind) => {
       expect(parts.filter((part) => part.thought === true).map((part) => part.text ?? '').join('')).toContain('Thinking about');
       expect(partsText(parts)).toContain(mark);
       expect(usage?.thoughtsTokenCount).toBeGreaterThan(0);
+    });
+
+    // ── reasoning: the effort ↔ budget table (protocols.md §10.7, shared/map-reasoning-effort.ts) ──
+    // Each cell sends several settings; `null` means the upstream body carries no reasoning knob.
+
+    matrix.cell('reasoning map: openai chat none / minimal / xhigh', upstream, async () => {
+      const cases = [
+        { effort: 'none', budget: 0 },
+        { effort: 'minimal', budget: 1024 },
+        { effort: 'xhigh', budget: 24576 },
+      ] as const;
+      for (const { effort, budget } of cases) {
+        const mark = marker('chatmap');
+        await openai.chat.completions.create({ model, reasoning_effort: effort, max_completion_tokens: 30000, messages: [{ role: 'user', content: `Hi ${mark}` }] });
+        expectReasoningKnob(upstream, await upstreamBody(mark), { effort, budget: effort === 'none' && upstream === 'messages' ? null : budget });
+      }
+    });
+
+    matrix.cell('reasoning map: anthropic adaptive / output_config.effort', upstream, async () => {
+      const adaptive = marker('msgmapadaptive');
+      await anthropic.messages.create({
+        model,
+        max_tokens: 16000,
+        thinking: { type: 'adaptive' },
+        messages: [{ role: 'user', content: `Hi ${adaptive}` }],
+      });
+      const effort = marker('msgmapeffort');
+      await anthropic.messages.create({ model, max_tokens: 16000, output_config: { effort: 'high' }, messages: [{ role: 'user', content: `Hi ${effort}` }] });
+      if (upstream === 'messages') {
+        // Same format: the client's own knobs, untouched.
+        expect((await upstreamBody(adaptive)).thinking).toEqual({ type: 'adaptive' });
+        expect((await upstreamBody(effort)).output_config).toEqual({ effort: 'high' });
+        return;
+      }
+      // adaptive reads as medium; an effort without thinking is an effort.
+      expectReasoningKnob(upstream, await upstreamBody(adaptive), { effort: 'medium', budget: 8192 });
+      expectReasoningKnob(upstream, await upstreamBody(effort), { effort: 'high', budget: 16384 });
+    });
+
+    matrix.cell('reasoning map: genai thinkingBudget -1 / 0 / thinkingLevel', upstream, async () => {
+      const dynamic = marker('genmapdynamic');
+      await genai.models.generateContent({ model, contents: `Hi ${dynamic}`, config: { maxOutputTokens: 30000, thinkingConfig: { thinkingBudget: -1 } } });
+      const off = marker('genmapoff');
+      await genai.models.generateContent({ model, contents: `Hi ${off}`, config: { thinkingConfig: { thinkingBudget: 0 } } });
+      const level = marker('genmaplevel');
+      await genai.models.generateContent({ model, contents: `Hi ${level}`, config: { maxOutputTokens: 30000, thinkingConfig: { thinkingLevel: ThinkingLevel.HIGH } } });
+      if (upstream === 'generate-content') {
+        expect(generationSettings(upstream, await upstreamBody(dynamic)).thinkingConfig).toEqual({ thinkingBudget: -1 });
+        expect(generationSettings(upstream, await upstreamBody(level)).thinkingConfig).toEqual({ thinkingLevel: 'HIGH' });
+        return;
+      }
+      // Dynamic (-1) reads as medium, 0 as none (§10.7 reverse table).
+      expectReasoningKnob(upstream, await upstreamBody(dynamic), { effort: 'medium', budget: 8192 });
+      expectReasoningKnob(upstream, await upstreamBody(off), { effort: 'none', budget: null });
+      expectReasoningKnob(upstream, await upstreamBody(level), { effort: 'high', budget: 16384 });
     });
 
     // ── signatures: carried back to their own vendor, dropped for the others ───────────────
