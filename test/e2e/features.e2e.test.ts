@@ -592,6 +592,39 @@ describe.each<TopologyKind>(['all', 'split'])('feature matrix (%s)', (kind) => {
       });
     });
 
+    // The same refusal before a stream starts: a plain 400, never an error event after a 200.
+    matrix.cell('images: anthropic stream url of unknown type', upstream, async () => {
+      const mark = marker('msgopaquestream');
+      const stream = anthropic.messages.stream({
+        model,
+        max_tokens: 256,
+        messages: [{ role: 'user', content: [{ type: 'text', text: `Describe ${mark}` }, { type: 'image', source: { type: 'url', url: OPAQUE_URL } }] }],
+      });
+      if (upstream !== 'generate-content') {
+        expect(messageText(await stream.finalMessage())).toContain(mark);
+        return;
+      }
+      const error = await rejectionOf(stream.finalMessage());
+      expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+      expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    });
+
+    matrix.cell('images: openai chat stream url of unknown type', upstream, async () => {
+      const mark = marker('chatopaquestream');
+      const call = openai.chat.completions.create({
+        model,
+        stream: true,
+        messages: [{ role: 'user', content: [{ type: 'text', text: `Describe ${mark}` }, { type: 'image_url', image_url: { url: OPAQUE_URL } }] }],
+      });
+      if (upstream !== 'generate-content') {
+        expect((await collectChat(await call)).text).toContain(mark);
+        return;
+      }
+      const error = await rejectionOf(call);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: 'invalid_request_error' });
+    });
+
     // ── reasoning ─────────────────────────────────────────────────────────────────────────
 
     matrix.cell('reasoning: openai chat reasoning_effort', upstream, async () => {
@@ -1730,6 +1763,109 @@ describe.each<TopologyKind>(['all', 'split'])('feature matrix (%s)', (kind) => {
       expect(second.finish).toBe('STOP');
       expect(partsText(second.parts)).toContain('Oslo: 3 degrees');
       expectTwoResultsUpstream(upstream, await upstreamBody(mark), ['Oslo: 3 degrees', 'Bergen: 5 degrees']);
+    });
+
+    matrix.cell('tools: openai chat parallel_tool_calls false', upstream, async () => {
+      const mark = marker('chatnoparallel');
+      const { data, response } = await openai.chat.completions
+        .create({
+          model,
+          parallel_tool_calls: false,
+          tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherSchema } }],
+          messages: [{ role: 'user', content: `Oslo and Bergen ${mark} [[sim:tool_calls=2]]` }],
+        })
+        .withResponse();
+      const body = await upstreamBody(mark);
+      const calls = data.choices[0]?.message.tool_calls ?? [];
+      if (upstream === 'generate-content') {
+        // Gemini has no such knob: dropped with a warning (formats/generate-content convert-tools.ts).
+        expect(response.headers.get('x-switchyard-warning')).toMatch(/parallel/);
+        expect(calls).toHaveLength(2);
+        return;
+      }
+      if (upstream === 'messages') expect(body.tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
+      else expect(body.parallel_tool_calls).toBe(false);
+      expect(calls).toHaveLength(1);
+    });
+
+    matrix.cell('tool results: anthropic is_error with text + image', upstream, async () => {
+      const mark = marker('msgtoolerror');
+      const tools: Anthropic.Tool[] = [{ name: 'get_weather', input_schema: weatherSchema }];
+      const ask: Anthropic.MessageParam = { role: 'user', content: `Weather? ${mark}` };
+      const first = await anthropic.messages.create({ model, max_tokens: 256, tools, messages: [ask] });
+      const call = first.content.find((block) => block.type === 'tool_use');
+      expect(call).toBeDefined();
+      const { data: second, response } = await anthropic.messages
+        .create({
+          model,
+          max_tokens: 256,
+          tools,
+          messages: [
+            ask,
+            { role: 'assistant', content: first.content },
+            {
+              role: 'user',
+              content: [
+                {
+                  type: 'tool_result',
+                  tool_use_id: call?.id ?? '',
+                  is_error: true,
+                  content: [
+                    { type: 'text', text: 'city not found' },
+                    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+                  ],
+                },
+              ],
+            },
+          ],
+        })
+        .withResponse();
+      // Toward chat the image becomes a user turn after the tool message, so the (simulated)
+      // model sees a user turn last and may call the tool again: only the others must answer.
+      if (upstream !== 'chat-completions') {
+        expect(second.stop_reason).toBe('end_turn');
+        expect(messageText(second)).toContain('city not found');
+      }
+      const body = await upstreamBody(mark);
+      const warning = response.headers.get('x-switchyard-warning') ?? '';
+      switch (upstream) {
+        case 'chat-completions': {
+          // Tool messages hold text: the image follows them in a user message; no error flag, so a warning.
+          const messages = arrayOf(body.messages);
+          const toolAt = messages.findIndex((message) => message.role === 'tool');
+          expect(messages[toolAt]).toMatchObject({ tool_call_id: call?.id, content: 'city not found' });
+          expect(messages[toolAt + 1]).toMatchObject({ role: 'user', content: [{ type: 'image_url', image_url: { url: PNG_DATA_URL } }] });
+          expect(warning).toMatch(/error flag/);
+          expect(warning).toMatch(/Media in tool results/);
+          break;
+        }
+        case 'responses': {
+          const output = arrayOf(body.input).find((item) => item.type === 'function_call_output');
+          expect(output).toMatchObject({
+            call_id: call?.id,
+            output: [
+              { type: 'input_text', text: 'city not found' },
+              { type: 'input_image', image_url: PNG_DATA_URL },
+            ],
+          });
+          expect(warning).toMatch(/error flag/);
+          break;
+        }
+        case 'messages': {
+          const result = arrayOf(arrayOf(body.messages).at(-1)?.content)[0];
+          expect(result).toMatchObject({ type: 'tool_result', is_error: true });
+          break;
+        }
+        case 'generate-content': {
+          const part = arrayOf(arrayOf(body.contents).at(-1)?.parts)[0];
+          expect(part?.functionResponse).toMatchObject({
+            name: 'get_weather',
+            response: { error: 'city not found' },
+            parts: [{ inlineData: { mimeType: 'image/png', data: PNG } }],
+          });
+          break;
+        }
+      }
     });
 
     // ── reasoning and two parallel calls in one streamed answer ───────────────────────────
