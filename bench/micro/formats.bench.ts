@@ -1,0 +1,66 @@
+/**
+ * Per-request and per-chunk costs of the format layer (libs/formats), the parts of the hot
+ * path that scale with body and stream size. Vitest 5 style: benchmarks are registered with the
+ * test context's `bench` and run together by `bench.compare`, which prints one table per test.
+ */
+import { wireFormats } from '@switchyard/formats';
+import { test } from 'vitest';
+import { FORMATS, REQUEST_BODIES, REQUEST_CONTEXT, RUN, upstreamEvents } from './fixtures.ts';
+
+test('body parse + validation (JSON.parse → request.toCanonical)', async ({ bench }) => {
+  await bench.compare(
+    ...FORMATS.map((format) => {
+      const text = REQUEST_BODIES[format];
+      return bench(format, () => {
+        wireFormats[format].request.toCanonical(JSON.parse(text), REQUEST_CONTEXT);
+      });
+    }),
+    RUN,
+  );
+});
+
+test('request translation (JSON.parse → X.request.toCanonical → Y.request.fromCanonical → JSON.stringify)', async ({ bench }) => {
+  const registrations = [];
+  for (const from of FORMATS) {
+    for (const to of FORMATS) {
+      if (from === to) continue;
+      const text = REQUEST_BODIES[from];
+      registrations.push(
+        bench(`${from} → ${to}`, () => {
+          const canonical = wireFormats[from].request.toCanonical(JSON.parse(text), REQUEST_CONTEXT);
+          JSON.stringify(wireFormats[to].request.fromCanonical(canonical, { model: 'upstream-model', maxOutputTokens: 4096 }).body);
+        }),
+      );
+    }
+  }
+  await bench.compare(...registrations, RUN);
+});
+
+test('stream translation, one whole 50-chunk stream per iteration (upstream decoder.push → client encoder.push); divide by the event count for per chunk', async ({ bench }) => {
+  const registrations = [];
+  for (const upstream of FORMATS) {
+    const events = upstreamEvents(upstream);
+    // Same format: the router relays bytes and runs only the decoder beside them (usage, truncation).
+    registrations.push(
+      bench(`${upstream} → ${upstream} (decoder only, ${events.length} events)`, () => {
+        const decoder = wireFormats[upstream].stream.createDecoder();
+        for (const event of events) decoder.push(event);
+        decoder.end();
+      }),
+    );
+    for (const client of FORMATS) {
+      if (client === upstream) continue;
+      registrations.push(
+        bench(`${upstream} → ${client} (${events.length} events)`, () => {
+          const decoder = wireFormats[upstream].stream.createDecoder();
+          const encoder = wireFormats[client].stream.createEncoder({ model: 'bench-model', requestId: 'req_bench', includeUsage: true });
+          let out = 0;
+          for (const event of events) for (const part of decoder.push(event)) out += encoder.push(part).length;
+          for (const part of decoder.end()) out += encoder.push(part).length;
+          if (out === 0) throw new Error('encoder wrote nothing');
+        }),
+      );
+    }
+  }
+  await bench.compare(...registrations, RUN);
+});
