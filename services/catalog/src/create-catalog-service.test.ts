@@ -80,7 +80,7 @@ for (const { mode, storeTest } of storeModes) {
       const answer = await held;
       expect(answer.status).toBe(200);
       expect(answer.body?.version).toBeGreaterThan(version);
-      expect(Date.now() - changedAt).toBeLessThan(500);
+      expect(Date.now() - changedAt).toBeLessThan(1_000);
     });
 
     storeTest('should answer 304 once waitMs has passed without a change', async ({ redisUrl }) => {
@@ -110,7 +110,7 @@ for (const { mode, storeTest } of storeModes) {
       const created = await admin(url, 'POST', '/tenants/acme/keys', { id: 'fresh' });
       const changedAt = Date.now();
       await vi.waitFor(() => expect(client.current().authenticate(created.body.key as string)?.key.id).toBe('fresh'), { timeout: 2_000, interval: 5 });
-      expect(Date.now() - changedAt).toBeLessThan(500);
+      expect(Date.now() - changedAt).toBeLessThan(1_000);
       await admin(url, 'DELETE', '/tenants/acme/keys/fresh');
       await vi.waitFor(() => expect(client.current().authenticate(created.body.key as string)).toBeUndefined(), { timeout: 2_000, interval: 5 });
     });

@@ -153,8 +153,13 @@ export async function createCatalogService(options: CatalogServiceOptions): Prom
     return queuedRefresh;
   }
 
-  await store.announceConfig(config.fingerprint);
-  serve(await store.read());
+  try {
+    await store.announceConfig(config.fingerprint);
+    serve(await store.read());
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 
   store.onChange((version) => {
     if (closed || (version !== undefined && version === state.index.version)) return;
