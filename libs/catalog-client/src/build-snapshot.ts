@@ -43,6 +43,7 @@ export function buildSnapshot(config: SwitchyardConfig, version = 1): { snapshot
     strategy: model.strategy,
     retry: model.retry,
     ...(model.circuitBreaker === undefined ? {} : { circuitBreaker: model.circuitBreaker }),
+    ...(model.prices === undefined ? {} : { prices: toMicros(model.prices) }),
     info: {
       id: model.name,
       created: CATALOG_EPOCH,
@@ -76,4 +77,14 @@ export function buildSnapshot(config: SwitchyardConfig, version = 1): { snapshot
   const policy = config.limits.onStoreFailure;
   const limits = { onStoreFailure: typeof policy === 'string' ? { rates: policy, budgets: 'closed' as const } : policy };
   return { snapshot: { version, limits, providers, models, tenants, keys }, generatedKeys };
+}
+
+/** Config prices are currency units per million tokens; usage is costed in millionths (integers). */
+function toMicros(prices: { input: number; output: number; cachedInput?: number | undefined }): NonNullable<ModelRecord['prices']> {
+  const micros = (value: number) => Math.round(value * 1_000_000);
+  return {
+    inputPerMillion: micros(prices.input),
+    outputPerMillion: micros(prices.output),
+    ...(prices.cachedInput === undefined ? {} : { cachedInputPerMillion: micros(prices.cachedInput) }),
+  };
 }

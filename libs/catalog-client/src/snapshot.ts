@@ -52,6 +52,8 @@ export interface ModelRecord {
   strategy?: 'weighted' | 'least-inflight' | 'lowest-latency';
   retry?: RetryPolicy;
   circuitBreaker?: { failures: number; cooldownMs: number };
+  /** Millionths of the currency per one million tokens. */
+  prices?: { inputPerMillion: number; outputPerMillion: number; cachedInputPerMillion?: number };
   info: ModelInfo;
 }
 

@@ -74,6 +74,11 @@ const model = z
       .object({ failures: z.number().int().positive().default(3), cooldownMs: z.number().int().positive().default(30_000) })
       .strict()
       .optional(),
+    /** Prices in currency units (e.g. USD) per one million tokens; usage is costed with them. */
+    prices: z
+      .object({ input: z.number().nonnegative(), output: z.number().nonnegative(), cachedInput: z.number().nonnegative().optional() })
+      .strict()
+      .optional(),
     /** How a deployment is picked within a tier. */
     strategy: z.enum(['weighted', 'least-inflight', 'lowest-latency']).default('weighted'),
     /** Retries before the first byte reaches the client: attempts beyond the first, jittered exponential backoff. */

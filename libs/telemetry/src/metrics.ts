@@ -34,6 +34,9 @@ export class Metrics {
   readonly fallbacks: Counter<'model'>;
   readonly limiterDegraded: Gauge;
   readonly circuitState: Gauge<'deployment'>;
+  readonly usageEventsDropped: Counter<'reason'>;
+  readonly usageQueueDepth: Gauge;
+  readonly tenantRequests: Counter<'tenant' | 'status_class'>;
 
   constructor(options: MetricsOptions = {}) {
     this.tenantLabel = new BoundedLabel(options.maxTenants ?? 500);
@@ -114,6 +117,23 @@ export class Metrics {
       name: 'switchyard_circuit_state',
       help: 'Circuit breaker per deployment (provider/model): 0 closed, 1 open (cooling down), 2 half-open (probing).',
       labelNames: ['deployment'],
+      registers,
+    });
+    this.usageEventsDropped = new Counter({
+      name: 'switchyard_usage_events_dropped_total',
+      help: 'Usage events that could not be queued (queue unreachable and buffer full, invalid, or after close).',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.usageQueueDepth = new Gauge({
+      name: 'switchyard_usage_queue_depth',
+      help: 'Usage events waiting for a worker (BullMQ waiting + delayed jobs), sampled by workers.',
+      registers,
+    });
+    this.tenantRequests = new Counter({
+      name: 'switchyard_tenant_requests_total',
+      help: 'Answered requests per tenant and status class (tenant label capped; overflow is `other`).',
+      labelNames: ['tenant', 'status_class'],
       registers,
     });
     this.limiterDegraded = new Gauge({

@@ -6,7 +6,19 @@ import { startSimulator } from '@switchyard/providers';
 import { createMemoryLimiter, createRedisLimiter, type Limiter } from '@switchyard/ratelimit';
 import { buildRouterApp, createMemoryResponseStore, createRedisResponseStore, createRouter, type ResponseStore, type Router } from '@switchyard/router';
 import { createHttpForwarder } from '@switchyard/router-client';
-import { createLogger, Metrics, type Logger } from '@switchyard/telemetry';
+import { createLogger, Metrics, registerOpsRoutes, type Logger } from '@switchyard/telemetry';
+import {
+  createBullmqUsageSink,
+  createMemoryUsageAggregator,
+  createMemoryUsageSink,
+  createRedisUsageAggregator,
+  USAGE_QUEUE_NAME,
+  type UsageAggregator,
+  type UsageSink,
+} from '@switchyard/usage-events';
+import { Queue } from 'bullmq';
+import { startWorker } from '@switchyard/worker';
+import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { CliOptions } from './parse-arguments.ts';
 
@@ -39,7 +51,7 @@ export async function startTarget(options: CliOptions, env: Record<string, strin
       return { close: () => simulator.close(), drain: () => {}, terminate: () => {} };
     }
     case 'worker':
-      throw new Error('The worker target (usage aggregation) is not built yet; see issue 6.');
+      return startUsageWorker(options, env, logger);
   }
 }
 
@@ -83,6 +95,23 @@ function limiterFor(env: Record<string, string | undefined>, catalog: CatalogSou
       else logger.info('rate-limit store reachable again');
     },
   });
+}
+
+/**
+ * Where usage events go. With Redis: the BullMQ queue, aggregated by workers. Without: an
+ * in-process aggregator behind the same interface (`all` only). Never blocks a request.
+ */
+function usageSinkFor(env: Record<string, string | undefined>, metrics: Metrics, logger: Logger, aggregator: UsageAggregator | undefined): UsageSink | undefined {
+  const redisUrl = env.REDIS_URL;
+  const onError = (error: unknown) => logger.warn({ err: error }, 'usage pipeline error');
+  const onDrop = (count: number, reason: string) => {
+    metrics.usageEventsDropped.inc({ reason }, count);
+    logger.error({ count, reason }, 'usage events dropped');
+  };
+  if (redisUrl !== undefined && redisUrl !== '') return createBullmqUsageSink({ redisUrl, onError, onDrop });
+  if (aggregator !== undefined) return createMemoryUsageSink(aggregator, { onError, onDrop });
+  logger.warn('no REDIS_URL: usage events are not recorded by this router');
+  return undefined;
 }
 
 /** What a target holds open; closed in reverse order, so the listener stops before what it uses. */
@@ -146,17 +175,20 @@ async function routerCore(
   metrics: Metrics,
   logger: Logger,
   resources: Resources,
+  usageSink: UsageSink | undefined,
   keepAliveMs?: number,
 ): Promise<{ router: Router; limiter: Limiter }> {
   const simulator = await simulatorFor(catalog);
   if (simulator !== undefined) resources.add(simulator);
   const limiter = resources.add(limiterFor(env, catalog, metrics, logger));
+  if (usageSink !== undefined) resources.add(usageSink);
   const router = resources.add(
     createRouter({
       catalog,
       metrics,
       logger,
       limiter,
+      ...(usageSink === undefined ? {} : { usageSink }),
       responseStore: responseStoreFor(env),
       ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
       ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }),
@@ -171,7 +203,14 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
   const catalog = createStaticCatalog(snapshot);
   const metrics = new Metrics();
   const resources = new Resources();
-  const { router, limiter } = await routerCore(env, catalog, metrics, logger, resources, config.server.streamKeepAliveMs);
+  const redisUrl = env.REDIS_URL;
+  const aggregator = resources.add(
+    redisUrl === undefined || redisUrl === '' ? createMemoryUsageAggregator() : createRedisUsageAggregator({ url: redisUrl }),
+  );
+  // With Redis, `all` also runs the worker that empties the usage queue into the aggregates.
+  if (redisUrl !== undefined && redisUrl !== '') resources.add(startWorker({ redisUrl, aggregator, prices: () => undefined, logger }));
+  const usageSink = usageSinkFor(env, metrics, logger, aggregator);
+  const { router, limiter } = await routerCore(env, catalog, metrics, logger, resources, usageSink, config.server.streamKeepAliveMs);
   let draining = false;
   const app = buildIngress({
     catalog,
@@ -216,10 +255,36 @@ async function startRouter(options: CliOptions, env: Record<string, string | und
   const resources = new Resources();
   const metrics = new Metrics();
   const catalog = await remoteCatalog(env, logger, resources);
-  const { router } = await routerCore(env, catalog, metrics, logger, resources);
+  const { router } = await routerCore(env, catalog, metrics, logger, resources, usageSinkFor(env, metrics, logger, undefined));
   let draining = false;
   const app = buildRouterApp({ router, metrics, isReady: () => !draining && catalog.isReady(), bodyLimit: DEFAULT_BODY_LIMIT });
   return serve(app, resources, options, logger, () => (draining = true), router.terminateStreams);
+}
+
+/**
+ * The usage worker: BullMQ consumer into the Redis aggregates. Events arrive priced by the
+ * routers (they hold the catalog), so the worker needs only Redis. Serves the ops routes.
+ */
+async function startUsageWorker(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
+  const redisUrl = requireEnv(env, 'REDIS_URL');
+  const resources = new Resources();
+  const worker = resources.add(startWorker({ redisUrl, prices: () => undefined, logger }));
+  await worker.waitUntilReady();
+  const metrics = new Metrics();
+  // Queue depth is what the backlog alert watches; a few Redis calls every 5 s.
+  const queue = resources.add(new Queue(USAGE_QUEUE_NAME, { connection: { url: redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false } }));
+  const sample = setInterval(() => {
+    queue.getJobCounts('waiting', 'delayed').then(
+      (counts) => metrics.usageQueueDepth.set((counts.waiting ?? 0) + (counts.delayed ?? 0)),
+      (error: unknown) => logger.warn({ err: error }, 'usage queue depth unavailable'),
+    );
+  }, 5000);
+  sample.unref();
+  resources.add({ close: async () => clearInterval(sample) });
+  let draining = false;
+  const app = Fastify({ logger: false });
+  registerOpsRoutes(app, { metrics, isReady: () => !draining });
+  return serve(app, resources, options, logger, () => (draining = true));
 }
 
 async function startCatalog(options: CliOptions, logger: Logger): Promise<Running> {

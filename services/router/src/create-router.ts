@@ -5,6 +5,7 @@ import { toGatewayError, wireFormats, writeError } from '@switchyard/formats';
 import { resolveEndpoint, UpstreamClient, type UpstreamEndpoint } from '@switchyard/providers';
 import type { RouteHandler, RouteRequest } from '@switchyard/router-client';
 import type { Logger, Metrics } from '@switchyard/telemetry';
+import { computeCostMicros, type UsageSink } from '@switchyard/usage-events';
 import { ActiveStreams } from './pipeline/active-streams.ts';
 import { DeploymentHealth } from './routing/deployment-health.ts';
 import type { UpstreamTimeouts } from './pipeline/call-upstream.ts';
@@ -30,6 +31,8 @@ export interface RouterOptions {
   limiter?: Limiter;
   /** Quiet time on a stream before a keep-alive is written (default 15 s). */
   keepAliveMs?: number;
+  /** Receives one usage event per answered request (BullMQ in production, in process without Redis). */
+  usageSink?: UsageSink;
 }
 
 export interface Router {
@@ -125,7 +128,41 @@ export function createRouter(options: RouterOptions): Router {
     }
     record(request, exchange, outcome);
     reconcile(request, outcome);
+    emitUsage(request, exchange, outcome);
   };
+
+  /** One usage event per request that reached a model operation, answered or failed (issue 6). */
+  function emitUsage(request: RouteRequest, exchange: Exchange | undefined, outcome: ExchangeOutcome): void {
+    const sink = options.usageSink;
+    if (sink === undefined || (request.route.operation !== 'generate' && request.route.operation !== 'embeddings')) return;
+    const model = exchange?.canonical.model ?? outcome.model ?? request.route.model ?? 'unknown';
+    const usage = outcome.usage;
+    const prices = catalog.current().model(model)?.prices;
+    const tokens = {
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      ...(usage.cacheReadTokens === undefined ? {} : { cachedTokens: usage.cacheReadTokens }),
+      ...(usage.reasoningTokens === undefined ? {} : { reasoningTokens: usage.reasoningTokens }),
+    };
+    sink.emit({
+      requestId: request.identity.requestId,
+      tenantId: request.identity.tenantId,
+      keyId: request.identity.keyId,
+      format: request.route.format,
+      model,
+      status: outcome.status,
+      stream: exchange?.canonical.stream === true,
+      ...tokens,
+      estimated: usage.estimated === true,
+      latencyMs: performance.now() - request.receivedAt,
+      occurredAt: Date.now(),
+      ...(exchange === undefined
+        ? {}
+        : { upstreamProtocol: exchange.upstreamFormat.id, provider: exchange.endpoint.providerId, upstreamModel: exchange.deployment.model }),
+      ...(outcome.firstByteAt === undefined ? {} : { timeToFirstTokenMs: outcome.firstByteAt - request.receivedAt }),
+      ...(prices === undefined ? {} : { costMicros: computeCostMicros(tokens, prices) }),
+    });
+  }
 
   /** Corrects the TPM window and budgets from the admission estimate to the real usage, streams included. */
   function reconcile(request: RouteRequest, outcome: ExchangeOutcome): void {
@@ -156,6 +193,7 @@ export function createRouter(options: RouterOptions): Router {
     }
     if (exchange !== undefined) metrics.upstreamDuration.observe({ provider: exchange.endpoint.providerId }, seconds);
     const tenant = metrics.tenant(request.identity.tenantId);
+    metrics.tenantRequests.inc({ tenant, status_class: `${Math.floor(outcome.status / 100)}xx` });
     const usage = outcome.usage;
     if (usage.inputTokens > 0) metrics.tokens.inc({ format, model, tenant, kind: 'input' }, usage.inputTokens);
     if (usage.outputTokens > 0) metrics.tokens.inc({ format, model, tenant, kind: 'output' }, usage.outputTokens);

@@ -33,4 +33,6 @@ export interface ExchangeOutcome {
   firstByteAt?: number;
   /** The complete answer, when there was one. */
   answer?: CanonicalResponse;
+  /** The public model, for operations without an exchange (embeddings). */
+  model?: string;
 }

@@ -59,5 +59,5 @@ export async function serveEmbeddings(
     'x-request-id': request.identity.requestId,
   });
   response.end(body);
-  return { status: 200, usage: answer.usage };
+  return { status: 200, usage: answer.usage, model: canonical.model };
 }
