@@ -1,6 +1,6 @@
 import { createHttpCatalog, type CatalogSource } from '@switchyard/catalog-client';
 import { Metrics } from '@switchyard/telemetry';
-import { redisTest } from '@switchyard/testkit';
+import { redisTest, startRedis } from '@switchyard/testkit';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -280,5 +280,31 @@ describe('catalog service', () => {
   it('should refuse to start on a bad config file', async () => {
     const file = await tempConfigFile('tenants: [{ id: "bad id" }]');
     await expect(createCatalogService({ configPath: file, watchConfig: false })).rejects.toThrow(/tenants\.0\.id/);
+  });
+});
+
+describe('catalog store outages', () => {
+  it('should keep serving the last snapshot while Redis is down, refuse changes with 503, and recover', async () => {
+    const redis = await startRedis();
+    onTestFinished(() => redis.stop());
+    const { service, url } = await startService({ redisUrl: redis.url, resyncMs: 100 });
+    await admin(url, 'POST', '/tenants', { id: 'globex' });
+    const version = service.source.current().version;
+
+    await redis.kill();
+    const refused = await admin(url, 'POST', '/tenants', { id: 'initech' });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatchObject({ code: 'store_unavailable' });
+    const served = await snapshotRequest(url, 'version=-1');
+    expect(served.status).toBe(200);
+    expect(served.body?.version).toBe(version);
+    expect(service.source.current().authenticate(ACME_CI_KEY)?.tenant.id).toBe('acme');
+
+    // Back, but empty (no persistence): the catalog announces again with a higher version.
+    await redis.restart();
+    await vi.waitFor(() => expect(service.source.current().version).toBeGreaterThan(version), { timeout: 5_000, interval: 50 });
+    expect(service.source.current().tenant('globex')).toBeUndefined();
+    expect(service.source.current().tenant('acme')).toBeDefined();
+    await vi.waitFor(async () => expect((await admin(url, 'POST', '/tenants', { id: 'initech' })).status).toBe(201), { timeout: 5_000, interval: 100 });
   });
 });

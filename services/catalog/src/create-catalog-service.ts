@@ -132,7 +132,14 @@ export async function createCatalogService(options: CatalogServiceOptions): Prom
   }
 
   async function readAndServe(): Promise<void> {
-    const runtime = await store.read();
+    let runtime = await store.read();
+    if (runtime.configFingerprint === undefined) {
+      // The store lost its data (a Redis restarted without persistence): announce again, which
+      // restarts the version from the clock, above every number handed out before.
+      logger.warn('catalog store is empty: its runtime tenants and keys are gone; announcing the config again');
+      await store.announceConfig(config.fingerprint);
+      runtime = await store.read();
+    }
     if (!storeHealthy) {
       storeHealthy = true;
       logger.info('catalog store reachable again');
@@ -165,11 +172,17 @@ export async function createCatalogService(options: CatalogServiceOptions): Prom
     if (closed || (version !== undefined && version === state.index.version)) return;
     refresh().catch(storeFailed);
   });
+  /** A reload that could not be announced (store down) is retried by the resync timer. */
+  let retryReload = false;
   const resync = setInterval(() => {
     if (closed) return;
-    store.readVersion().then(
-      (version) => (version !== state.index.version || !storeHealthy ? refresh() : undefined),
-    ).catch(storeFailed);
+    store
+      .readVersion()
+      .then((version) => {
+        if (retryReload) return reload().then(() => undefined);
+        return version !== state.index.version || !storeHealthy ? refresh() : undefined;
+      })
+      .catch(storeFailed);
   }, options.resyncMs ?? 1_000);
   resync.unref();
 
@@ -189,13 +202,16 @@ export async function createCatalogService(options: CatalogServiceOptions): Prom
       try {
         // Always a new version: this replica's content changes even if another announced it first.
         await store.announceConfig(next.fingerprint, { force: true });
-        config = next;
-        await readAndServe();
       } catch (error) {
         storeFailed(error);
-        logger.error({ file: configPath }, 'config reload failed: the catalog store is unreachable; keeping the last good config');
+        retryReload = true;
+        logger.error({ file: configPath }, 'config reload postponed: the catalog store is unreachable; retrying once it answers');
         return { status: 'refused', version: state.index.version, problems: ['catalog store unreachable'], generatedKeys: [] };
       }
+      retryReload = false;
+      config = next;
+      // Announced: served from the next successful read at the latest.
+      await readAndServe().catch(storeFailed);
       logger.info({ file: configPath, version: state.index.version }, 'config reloaded');
       return { status: 'applied', version: state.index.version, generatedKeys: next.generatedKeys };
     });
