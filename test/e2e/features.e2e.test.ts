@@ -1618,36 +1618,30 @@ describe.each<TopologyKind>(['all', 'split'])('feature matrix (%s)', (kind) => {
     matrix.cell('image output: genai responseModalities', upstream, async () => {
       const mark = marker('genimageout');
       const call = genai.models.generateContent({ model, contents: `Draw ${mark}`, config: { responseModalities: ['TEXT', 'IMAGE'] } });
-      if (upstream === 'chat-completions') {
-        // A chat model answers in text only: a clear 400 rather than a silent text answer.
+      if (upstream !== 'generate-content') {
+        // A text-only model: a clear 400 rather than a silent text answer (docs/translation.md).
         const error = await rejectionOf(call);
         expect(error).toBeInstanceOf(ApiError);
         expect((error as ApiError).status).toBe(400);
         expect((error as ApiError).message).toMatch(/INVALID_ARGUMENT/);
+        expect((error as ApiError).message).toMatch(/text only/);
         await expect(upstreamBody(mark)).rejects.toThrow(/no upstream request/);
         return;
       }
       const response = await call;
       const body = await upstreamBody(mark);
-      const parts = response.candidates?.[0]?.content?.parts ?? [];
-      const images = parts.filter((part) => part.inlineData !== undefined);
-      if (upstream === 'generate-content') {
-        expect((body.generationConfig as Json).responseModalities).toEqual(['TEXT', 'IMAGE']);
-        expect(images).toHaveLength(1);
-        expect(images[0]?.inlineData?.mimeType).toBe('image/png');
-        expect(Buffer.from(images[0]?.inlineData?.data ?? '', 'base64').subarray(1, 4).toString()).toBe('PNG');
-      } else {
-        // Text-only upstreams drop the modality with a warning (formats/messages, formats/responses).
-        expect(genaiWarning(response)).toMatch(/output/i);
-        expect(images).toHaveLength(0);
-      }
+      const images = (response.candidates?.[0]?.content?.parts ?? []).filter((part) => part.inlineData !== undefined);
+      expect((body.generationConfig as Json).responseModalities).toEqual(['TEXT', 'IMAGE']);
+      expect(images).toHaveLength(1);
+      expect(images[0]?.inlineData?.mimeType).toBe('image/png');
+      expect(Buffer.from(images[0]?.inlineData?.data ?? '', 'base64').subarray(1, 4).toString()).toBe('PNG');
       expect(genaiText(response)).toContain(mark);
     });
 
     matrix.cell('image output: genai stream', upstream, async () => {
       const mark = marker('genimageoutstream');
       const call = genai.models.generateContentStream({ model, contents: `Draw ${mark}`, config: { responseModalities: ['TEXT', 'IMAGE'] } });
-      if (upstream === 'chat-completions') {
+      if (upstream !== 'generate-content') {
         const error = await rejectionOf(call.then(collectGenai));
         expect(error).toBeInstanceOf(ApiError);
         expect((error as ApiError).status).toBe(400);
@@ -1655,8 +1649,8 @@ describe.each<TopologyKind>(['all', 'split'])('feature matrix (%s)', (kind) => {
       }
       const { parts } = await collectGenai(await call);
       const images = parts.filter((part) => part.inlineData !== undefined);
-      expect(images).toHaveLength(upstream === 'generate-content' ? 1 : 0);
-      if (upstream === 'generate-content') expect(images[0]?.inlineData).toEqual({ mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) });
+      expect(images).toHaveLength(1);
+      expect(images[0]?.inlineData).toEqual({ mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) });
       expect(partsText(parts)).toContain(mark);
     });
 

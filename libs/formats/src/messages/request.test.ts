@@ -435,7 +435,7 @@ describe('requestFromCanonical', () => {
 
   it('should map user, stop sequences and streaming, and warn on settings messages lacks', () => {
     const encoded = requestFromCanonical(
-      { ...base, user: 'u1', stopSequences: ['END'], stream: true, seed: 7, presencePenalty: 0.5, outputModalities: ['text', 'audio'] },
+      { ...base, user: 'u1', stopSequences: ['END'], stream: true, seed: 7, presencePenalty: 0.5, outputModalities: ['text'] },
       { model: 'up' },
     );
     expect(encoded).toEqual({
@@ -450,9 +450,17 @@ describe('requestFromCanonical', () => {
       warnings: [
         'seed was dropped: messages has no such setting.',
         'presence penalty was dropped: messages has no such setting.',
-        'Non-text output modalities were dropped: messages answers in text.',
       ],
     });
+  });
+
+  it('should refuse image or audio output, which a messages model cannot produce', () => {
+    for (const modality of ['image', 'audio'] as const) {
+      expect(thrown(() => requestFromCanonical({ ...base, outputModalities: ['text', modality] }, { model: 'up' }))).toMatchObject({
+        kind: 'invalid_request',
+        message: expect.stringContaining('text only'),
+      });
+    }
   });
 
   it('should refuse more than one choice and not copy extensions of another format', () => {

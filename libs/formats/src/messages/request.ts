@@ -121,6 +121,11 @@ export function requestFromCanonical(request: CanonicalRequest, target: Upstream
   if (request.n !== undefined && request.n > 1) {
     throw new GatewayError('invalid_request', 'This model returns one choice per request; n must be 1.', { param: 'n' });
   }
+  // An image or audio the client asked for would never come: a wrong answer, not a style change
+  // (docs/translation.md), so refused as the chat-completions encoder refuses it.
+  if (request.outputModalities?.some((modality) => modality !== 'text') === true) {
+    throw new GatewayError('invalid_request', 'This model answers with text only; image or audio output cannot be requested.');
+  }
   const warnings: string[] = [];
   const conversation = convertMessagesFromCanonical(request.messages, warnings);
   const { thinking, maxTokens } = encodeThinking(
@@ -144,9 +149,6 @@ export function requestFromCanonical(request: CanonicalRequest, target: Upstream
 
   for (const [key, label] of UNSUPPORTED_SETTINGS) {
     if (request[key] !== undefined) warnings.push(`${label} was dropped: messages has no such setting.`);
-  }
-  if (request.outputModalities?.some((modality) => modality !== 'text') === true) {
-    warnings.push('Non-text output modalities were dropped: messages answers in text.');
   }
   if (request.extensions?.format === 'messages') {
     for (const [key, value] of Object.entries(request.extensions.fields)) {

@@ -448,6 +448,15 @@ describe('requestFromCanonical', () => {
     ).toThrow(expect.objectContaining({ kind: 'invalid_request', param: 'messages[0]' }));
   });
 
+  it('should reject image or audio output, which a Responses model cannot produce through modalities', () => {
+    for (const modality of ['image', 'audio'] as const) {
+      expect(() => encode({ outputModalities: ['text', modality] })).toThrow(
+        expect.objectContaining({ kind: 'invalid_request', message: expect.stringContaining('text only') }),
+      );
+    }
+    expect(encode({ outputModalities: ['text'] }).warnings).toEqual([]);
+  });
+
   it('should copy extensions only from a responses client', () => {
     const fields = { include: ['reasoning.encrypted_content'], service_tier: 'flex' };
     expect(encode({ extensions: { format: 'responses', fields } }).body).toMatchObject(fields);

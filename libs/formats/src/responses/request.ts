@@ -113,6 +113,10 @@ export function requestFromCanonical(request: CanonicalRequest, target: Upstream
       param: 'n',
     });
   }
+  if (request.outputModalities?.some((modality) => modality !== 'text') === true) {
+    // Image or audio the client asked for would never come: refused like n > 1 (docs/translation.md).
+    throw new GatewayError('invalid_request', 'This model answers with text only; image or audio output cannot be requested.');
+  }
   const warnings: string[] = [];
   const warn = (warning: string): void => {
     if (!warnings.includes(warning)) warnings.push(warning);
@@ -170,9 +174,6 @@ function warnAboutDropped(request: CanonicalRequest, warn: (warning: string) => 
   if (request.seed !== undefined) warn('seed was dropped: the Responses API has no seed.');
   if (request.presencePenalty !== undefined || request.frequencyPenalty !== undefined) {
     warn('presence/frequency penalties were dropped: the Responses API has none.');
-  }
-  if (request.outputModalities?.some((modality) => modality !== 'text') === true) {
-    warn('Image and audio output were dropped: this upstream answers with text only.');
   }
 }
 
