@@ -42,5 +42,6 @@ export async function main(argv: string[]): Promise<void> {
     );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGHUP', () => running.reload?.());
   process.on('SIGINT', () => stop('SIGINT'));
 }

@@ -1,12 +1,12 @@
-import { buildCatalogApp } from '@switchyard/catalog';
-import { buildSnapshot, createHttpCatalog, createStaticCatalog, type CatalogSource } from '@switchyard/catalog-client';
+import { buildCatalogApp, createCatalogService, type CatalogService } from '@switchyard/catalog';
+import { createHttpCatalog, type CatalogSource, type GeneratedKey } from '@switchyard/catalog-client';
 import { loadConfig, type SwitchyardConfig } from '@switchyard/config';
 import { buildIngress } from '@switchyard/ingress';
 import { startSimulator } from '@switchyard/providers';
 import { createMemoryLimiter, createRedisLimiter, type Limiter } from '@switchyard/ratelimit';
 import { buildRouterApp, createMemoryResponseStore, createRedisResponseStore, createRouter, type ResponseStore, type Router } from '@switchyard/router';
 import { createHttpForwarder } from '@switchyard/router-client';
-import { createLogger, Metrics, registerOpsRoutes, type Logger } from '@switchyard/telemetry';
+import { createLogger, Metrics, registerOpsRoutes, startTracing, type Logger, type Tracer } from '@switchyard/telemetry';
 import {
   createBullmqUsageSink,
   createMemoryUsageAggregator,
@@ -17,8 +17,8 @@ import {
   type UsageSink,
 } from '@switchyard/usage-events';
 import { Queue } from 'bullmq';
-import { startWorker } from '@switchyard/worker';
-import Fastify from 'fastify';
+import { queryUsage, startWorker } from '@switchyard/worker';
+import Fastify, { type FastifyPluginAsync } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { CliOptions } from './parse-arguments.ts';
 
@@ -30,21 +30,36 @@ export interface Running {
   drain(): void;
   /** The grace period is over: end what is still open, each stream with its format's error event. */
   terminate(): void;
+  /** SIGHUP: re-read the config file (catalog and all). */
+  reload?(): void;
 }
 
 const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 
 export async function startTarget(options: CliOptions, env: Record<string, string | undefined>): Promise<Running> {
   const logger = createLogger({ name: options.target });
+  // Only the OTEL_* variables turn tracing on; off, the tracer is the API's no-op.
+  const tracing = await startTracing({ serviceName: `switchyard-${options.target}`, logger });
+  const running = await startTargetWith(options, env, logger, tracing.tracer);
+  return {
+    ...running,
+    close: async () => {
+      await running.close();
+      await tracing.shutdown();
+    },
+  };
+}
+
+async function startTargetWith(options: CliOptions, env: Record<string, string | undefined>, logger: Logger, tracer: Tracer): Promise<Running> {
   switch (options.target) {
     case 'all':
-      return startAll(options, env, logger);
+      return startAll(options, env, logger, tracer);
     case 'ingress':
-      return startIngress(options, env, logger);
+      return startIngress(options, env, logger, tracer);
     case 'router':
-      return startRouter(options, env, logger);
+      return startRouter(options, env, logger, tracer);
     case 'catalog':
-      return startCatalog(options, logger);
+      return startCatalog(options, env, logger);
     case 'simulator': {
       const simulator = await startSimulator({ port: options.port, host: options.host });
       logger.info({ url: simulator.url }, 'simulator listening');
@@ -176,6 +191,7 @@ async function routerCore(
   logger: Logger,
   resources: Resources,
   usageSink: UsageSink | undefined,
+  tracer: Tracer,
   keepAliveMs?: number,
 ): Promise<{ router: Router; limiter: Limiter }> {
   const simulator = await simulatorFor(catalog);
@@ -188,6 +204,7 @@ async function routerCore(
       metrics,
       logger,
       limiter,
+      tracer,
       ...(usageSink === undefined ? {} : { usageSink }),
       responseStore: responseStoreFor(env),
       ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
@@ -197,20 +214,20 @@ async function routerCore(
   return { router, limiter };
 }
 
-async function startAll(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
+async function startAll(options: CliOptions, env: Record<string, string | undefined>, logger: Logger, tracer: Tracer): Promise<Running> {
   const config = requireConfig(options);
-  const { snapshot, generatedKeys } = buildSnapshot(config);
-  const catalog = createStaticCatalog(snapshot);
   const metrics = new Metrics();
   const resources = new Resources();
   const redisUrl = env.REDIS_URL;
   const aggregator = resources.add(
     redisUrl === undefined || redisUrl === '' ? createMemoryUsageAggregator() : createRedisUsageAggregator({ url: redisUrl }),
   );
+  const service = resources.add(await catalogServiceFor(options, env, logger, config, aggregator));
+  const catalog = service.source;
   // With Redis, `all` also runs the worker that empties the usage queue into the aggregates.
   if (redisUrl !== undefined && redisUrl !== '') resources.add(startWorker({ redisUrl, aggregator, prices: () => undefined, logger }));
   const usageSink = usageSinkFor(env, metrics, logger, aggregator);
-  const { router, limiter } = await routerCore(env, catalog, metrics, logger, resources, usageSink, config.server.streamKeepAliveMs);
+  const { router, limiter } = await routerCore(env, catalog, metrics, logger, resources, usageSink, tracer, config.server.streamKeepAliveMs);
   let draining = false;
   const app = buildIngress({
     catalog,
@@ -218,21 +235,57 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
     metrics,
     logger,
     limiter,
+    tracer,
     bodyLimit: config.server.bodyLimitBytes,
-    isReady: () => !draining,
+    isReady: () => !draining && service.isReady(),
   });
+  // Only the admin API joins the public port: the internal snapshot holds upstream keys.
+  await app.register(service.adminPlugin);
   const running = await serve(app, resources, options, logger, () => (draining = true), router.terminateStreams);
   if (env.REDIS_URL === undefined || env.REDIS_URL === '') {
     logger.info('in-memory stores (no REDIS_URL): single instance only');
   }
-  for (const generated of generatedKeys) {
-    // Printed once, to the terminal, for the demo; never logged.
-    process.stdout.write(`\nDemo API key for tenant '${generated.tenantId}': ${generated.key}\n\n`);
-  }
-  return running;
+  printGeneratedKeys(service.generatedKeys);
+  return { ...running, reload: () => void reloadCatalog(service, logger, true) };
 }
 
-async function startIngress(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
+/** Demo keys are printed once, to the terminal, never logged. */
+function printGeneratedKeys(keys: GeneratedKey[]): void {
+  for (const generated of keys) process.stdout.write(`\nDemo API key for tenant '${generated.tenantId}': ${generated.key}\n\n`);
+}
+
+async function reloadCatalog(service: CatalogService, logger: Logger, printKeys: boolean): Promise<void> {
+  const result = await service.reload();
+  logger.info({ status: result.status, version: result.version, problems: result.problems }, 'config reload');
+  if (printKeys) printGeneratedKeys(result.generatedKeys);
+}
+
+/** `GET /admin/v1/usage?tenant=&from=&to=&groupBy=`, behind the admin token like the rest of the admin API. */
+function usageAdminRoutes(aggregator: UsageAggregator): FastifyPluginAsync {
+  return async (app) => {
+    app.get('/usage', async (request) => queryUsage(aggregator, request.query));
+  };
+}
+
+/** The catalog: the config file plus runtime changes (Redis when there is one), with the admin API. */
+function catalogServiceFor(
+  options: CliOptions,
+  env: Record<string, string | undefined>,
+  logger: Logger,
+  config: SwitchyardConfig,
+  aggregator: UsageAggregator | undefined,
+): Promise<CatalogService> {
+  return createCatalogService({
+    config,
+    ...(options.config === undefined ? {} : { configPath: options.config }),
+    ...(env.REDIS_URL === undefined ? {} : { redisUrl: env.REDIS_URL }),
+    ...(env.SWITCHYARD_ADMIN_TOKEN === undefined ? {} : { adminToken: env.SWITCHYARD_ADMIN_TOKEN }),
+    logger,
+    adminRoutes: aggregator === undefined ? [] : [usageAdminRoutes(aggregator)],
+  });
+}
+
+async function startIngress(options: CliOptions, env: Record<string, string | undefined>, logger: Logger, tracer: Tracer): Promise<Running> {
   const resources = new Resources();
   const metrics = new Metrics();
   const catalog = await remoteCatalog(env, logger, resources);
@@ -245,17 +298,18 @@ async function startIngress(options: CliOptions, env: Record<string, string | un
     metrics,
     logger,
     limiter,
+    tracer,
     bodyLimit: DEFAULT_BODY_LIMIT,
     isReady: () => !draining && catalog.isReady(),
   });
   return serve(app, resources, options, logger, () => (draining = true));
 }
 
-async function startRouter(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
+async function startRouter(options: CliOptions, env: Record<string, string | undefined>, logger: Logger, tracer: Tracer): Promise<Running> {
   const resources = new Resources();
   const metrics = new Metrics();
   const catalog = await remoteCatalog(env, logger, resources);
-  const { router } = await routerCore(env, catalog, metrics, logger, resources, usageSinkFor(env, metrics, logger, undefined));
+  const { router } = await routerCore(env, catalog, metrics, logger, resources, usageSinkFor(env, metrics, logger, undefined), tracer);
   let draining = false;
   const app = buildRouterApp({ router, metrics, isReady: () => !draining && catalog.isReady(), bodyLimit: DEFAULT_BODY_LIMIT });
   return serve(app, resources, options, logger, () => (draining = true), router.terminateStreams);
@@ -287,12 +341,16 @@ async function startUsageWorker(options: CliOptions, env: Record<string, string 
   return serve(app, resources, options, logger, () => (draining = true));
 }
 
-async function startCatalog(options: CliOptions, logger: Logger): Promise<Running> {
+async function startCatalog(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
   const config = requireConfig(options);
-  const { snapshot, generatedKeys } = buildSnapshot(config);
-  if (generatedKeys.length > 0) {
+  const resources = new Resources();
+  const redisUrl = env.REDIS_URL;
+  const aggregator = redisUrl === undefined || redisUrl === '' ? undefined : resources.add(createRedisUsageAggregator({ url: redisUrl }));
+  const service = resources.add(await catalogServiceFor(options, env, logger, config, aggregator));
+  if (service.generatedKeys.length > 0) {
+    await resources.close();
     throw new Error('generate: true keys are for the single-process demo only; give split-mode keys as key or sha256.');
   }
-  const source = createStaticCatalog(snapshot);
-  return serve(buildCatalogApp({ source, metrics: new Metrics() }), new Resources(), options, logger, () => {});
+  const running = await serve(buildCatalogApp({ service, metrics: new Metrics() }), resources, options, logger, () => {});
+  return { ...running, reload: () => void reloadCatalog(service, logger, false) };
 }

@@ -66,12 +66,12 @@ tenants:
  * Starts the simulator as its own process and Switchyard in front of it: one `all` process,
  * or catalog + router + ingress as three processes (split mode).
  */
-export async function startTopology(kind: TopologyKind): Promise<Topology> {
+export async function startTopology(kind: TopologyKind, options: { env?: Record<string, string> } = {}): Promise<Topology> {
   const simulator = await startSwitchyard('simulator', { port: await getFreePort(), readyPath: '/_sim/stats' });
   const directory = mkdtempSync(join(tmpdir(), 'switchyard-e2e-'));
   const config = join(directory, 'config.yaml');
   writeFileSync(config, configText(simulator.url));
-  const env = { UPSTREAM_KEY, E2E_KEY: TEST_KEY, OTHER_KEY: OTHER_TENANT_KEY };
+  const env = { UPSTREAM_KEY, E2E_KEY: TEST_KEY, OTHER_KEY: OTHER_TENANT_KEY, ...options.env };
   const processes: SwitchyardProcess[] = [];
   const stopAll = async () => {
     await Promise.all([...processes, simulator].map((process) => process.stop()));
@@ -82,12 +82,12 @@ export async function startTopology(kind: TopologyKind): Promise<Topology> {
     } else {
       const catalog = await startSwitchyard('catalog', { port: await getFreePort(), config, env });
       processes.push(catalog);
-      const router = await startSwitchyard('router', { port: await getFreePort(), env: { SWITCHYARD_CATALOG_URL: catalog.url } });
+      const router = await startSwitchyard('router', { port: await getFreePort(), env: { ...env, SWITCHYARD_CATALOG_URL: catalog.url } });
       processes.push(router);
       processes.push(
         await startSwitchyard('ingress', {
           port: await getFreePort(),
-          env: { SWITCHYARD_CATALOG_URL: catalog.url, SWITCHYARD_ROUTER_URL: router.url },
+          env: { ...env, SWITCHYARD_CATALOG_URL: catalog.url, SWITCHYARD_ROUTER_URL: router.url },
         }),
       );
     }
