@@ -10,7 +10,7 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 export const QUERY_HEADER = 'x-switchyard-query';
 export const ESTIMATED_TOKENS_HEADER = 'x-switchyard-estimated-tokens';
 /** Client headers forwarded to the router as-is. */
-export const PASSED_HEADERS = ['anthropic-beta', 'x-switchyard-include-reasoning'] as const;
+export const PASSED_HEADERS = ['anthropic-beta', 'x-switchyard-include-reasoning', 'traceparent', 'tracestate'] as const;
 
 export const ROUTER_PATH = '/internal/v1/route';
 

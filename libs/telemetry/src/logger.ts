@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { traceLogFields } from './tracing.ts';
 
 export type { Logger } from 'pino';
 
@@ -28,6 +29,8 @@ export function createLogger(options: { level?: string; name?: string } = {}): L
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
     redact: { paths: REDACT, censor: '[redacted]' },
     base: options.name === undefined ? {} : { target: options.name },
+    // trace_id / span_id of the active span, so a log line leads to its trace.
+    mixin: traceLogFields,
   };
   return pino(config, pino.destination({ sync: false }));
 }

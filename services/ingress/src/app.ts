@@ -1,7 +1,7 @@
 import type { CatalogSource } from '@switchyard/catalog-client';
 import type { Limiter } from '@switchyard/ratelimit';
 import type { RouteHandler } from '@switchyard/router-client';
-import { registerOpsRoutes, type Logger, type Metrics } from '@switchyard/telemetry';
+import { registerOpsRoutes, type Logger, type Metrics, type Tracer } from '@switchyard/telemetry';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { registerAdmission } from './plugins/admission.ts';
@@ -21,6 +21,7 @@ export interface IngressOptions {
   bodyLimit: number;
   isReady: () => boolean;
   limiter: Limiter;
+  tracer: Tracer;
 }
 
 /** The public HTTP surface: authenticate, (admit), forward. Returns the app; main() listens. */
@@ -40,6 +41,6 @@ export function buildIngress(options: IngressOptions): FastifyInstance {
   registerAuthenticate(app, options.catalog);
   registerAdmission(app, { limiter: options.limiter, metrics: options.metrics });
   registerModelRoutes(app, options.catalog);
-  registerForwardedRoutes(app, options.forward);
+  registerForwardedRoutes(app, options.forward, options.tracer);
   return app;
 }

@@ -1,13 +1,43 @@
 import { GatewayError } from '@switchyard/canonical';
 import { wireFormats, writeError, type Route } from '@switchyard/formats';
 import { PASSED_HEADERS, type RouteHandler } from '@switchyard/router-client';
+import {
+  activeContext,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SWITCHYARD_FORMAT,
+  ATTR_SWITCHYARD_REQUEST_ID,
+  ATTR_SWITCHYARD_TENANT,
+  extractTraceContext,
+  injectTraceHeaders,
+  SpanKind,
+  withSpan,
+  type Tracer,
+} from '@switchyard/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * Hands the raw body to a router and lets it write the answer straight to the client socket.
  * The upstream call is aborted as soon as the client goes away.
  */
-export async function forward(handler: RouteHandler, request: FastifyRequest, reply: FastifyReply, route: Route): Promise<void> {
+export function forward(tracer: Tracer, handler: RouteHandler, request: FastifyRequest, reply: FastifyReply, route: Route): Promise<void> {
+  // The trace starts here (or continues the client's traceparent) and reaches the router in headers.
+  return withSpan(
+    tracer,
+    `${request.method} ${request.routeOptions.url ?? ''}`,
+    {
+      [ATTR_SWITCHYARD_FORMAT]: route.format,
+      [ATTR_SWITCHYARD_TENANT]: request.principal?.tenant.id,
+      [ATTR_SWITCHYARD_REQUEST_ID]: request.id,
+    },
+    async (span) => {
+      await forwardToRouter(handler, request, reply, route);
+      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, reply.raw.statusCode);
+    },
+    { kind: SpanKind.SERVER, parent: extractTraceContext(request.headers) },
+  );
+}
+
+async function forwardToRouter(handler: RouteHandler, request: FastifyRequest, reply: FastifyReply, route: Route): Promise<void> {
   const principal = request.principal;
   if (principal === undefined) throw new GatewayError('authentication', 'Missing API key.');
   reply.hijack();
@@ -21,6 +51,7 @@ export async function forward(handler: RouteHandler, request: FastifyRequest, re
     const value = request.headers[name];
     if (typeof value === 'string') headers[name] = value;
   }
+  injectTraceHeaders(activeContext(), headers);
   try {
     await handler(
       {

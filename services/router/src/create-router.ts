@@ -4,7 +4,29 @@ import type { Limiter } from '@switchyard/ratelimit';
 import { toGatewayError, wireFormats, writeError } from '@switchyard/formats';
 import { resolveEndpoint, UpstreamClient, type UpstreamEndpoint } from '@switchyard/providers';
 import type { RouteHandler, RouteRequest } from '@switchyard/router-client';
-import type { Logger, Metrics } from '@switchyard/telemetry';
+import type { ServerResponse } from 'node:http';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_REQUEST_STREAM,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SWITCHYARD_FORMAT,
+  ATTR_SWITCHYARD_REQUEST_ID,
+  ATTR_SWITCHYARD_TENANT,
+  extractTraceContext,
+  genAiProviderName,
+  SpanKind,
+  withSpan,
+  type Logger,
+  type Metrics,
+  type Span,
+  type Tracer,
+} from '@switchyard/telemetry';
 import { computeCostMicros, type UsageSink } from '@switchyard/usage-events';
 import { ActiveStreams } from './pipeline/active-streams.ts';
 import { DeploymentHealth } from './routing/deployment-health.ts';
@@ -33,6 +55,8 @@ export interface RouterOptions {
   keepAliveMs?: number;
   /** Receives one usage event per answered request (BullMQ in production, in process without Redis). */
   usageSink?: UsageSink;
+  /** Spans for the routed request and each upstream attempt (the no-op tracer when tracing is off). */
+  tracer: Tracer;
 }
 
 export interface Router {
@@ -46,7 +70,7 @@ export interface Router {
 const DEFAULT_TIMEOUTS: UpstreamTimeouts = { headersMs: 300_000, idleMs: 300_000, totalMs: 1_800_000 };
 
 export function createRouter(options: RouterOptions): Router {
-  const { catalog, metrics, logger } = options;
+  const { catalog, metrics, logger, tracer } = options;
   const upstream = new UpstreamClient();
   const responseStore = options.responseStore ?? createMemoryResponseStore();
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -79,9 +103,23 @@ export function createRouter(options: RouterOptions): Router {
     onTranslation: (pair: string, seconds: number) => metrics.translationDuration.observe({ pair }, seconds),
     onRetry: (providerId: string) => metrics.retries.inc({ provider: providerId }),
     onFallback: (model: string) => metrics.fallbacks.inc({ model: metrics.model(model) }),
+    tracer,
   };
 
-  const handle: RouteHandler = async (request, response) => {
+  const handle: RouteHandler = (request, response) =>
+    withSpan(
+      tracer,
+      `switchyard ${request.route.operation}`,
+      {
+        [ATTR_SWITCHYARD_FORMAT]: request.route.format,
+        [ATTR_SWITCHYARD_TENANT]: request.identity.tenantId,
+        [ATTR_SWITCHYARD_REQUEST_ID]: request.identity.requestId,
+      },
+      (span) => route(request, response, span),
+      { kind: SpanKind.SERVER, parent: extractTraceContext(request.headers) },
+    );
+
+  const route = async (request: RouteRequest, response: ServerResponse, span: Span): Promise<void> => {
     const clientFormat = wireFormats[request.route.format];
     const requestId = request.identity.requestId;
     metrics.inflight.inc({ target: 'router' });
@@ -129,7 +167,26 @@ export function createRouter(options: RouterOptions): Router {
     record(request, exchange, outcome);
     reconcile(request, outcome);
     emitUsage(request, exchange, outcome);
+    describeSpan(span, exchange, outcome);
   };
+
+  /** GenAI semantic-convention attributes, once the outcome is known. Never a key, only ids. */
+  function describeSpan(span: Span, exchange: Exchange | undefined, outcome: ExchangeOutcome): void {
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, outcome.status);
+    if (outcome.status >= 400) span.setAttribute(ATTR_ERROR_TYPE, String(outcome.status));
+    if (exchange === undefined) return;
+    const operation = exchange.canonical.messages.length > 0 ? 'chat' : 'generate_content';
+    span.updateName(`${operation} ${exchange.canonical.model}`);
+    span.setAttributes({
+      [ATTR_GEN_AI_OPERATION_NAME]: operation,
+      [ATTR_GEN_AI_PROVIDER_NAME]: genAiProviderName(exchange.upstreamFormat.id),
+      [ATTR_GEN_AI_REQUEST_MODEL]: exchange.canonical.model,
+      [ATTR_GEN_AI_REQUEST_STREAM]: exchange.canonical.stream,
+      [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: outcome.usage.inputTokens,
+      [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: outcome.usage.outputTokens,
+    });
+    if (outcome.answer !== undefined) span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, outcome.answer.model);
+  }
 
   /** One usage event per request that reached a model operation, answered or failed (issue 6). */
   function emitUsage(request: RouteRequest, exchange: Exchange | undefined, outcome: ExchangeOutcome): void {
@@ -186,6 +243,20 @@ export function createRouter(options: RouterOptions): Router {
     const stream = exchange?.canonical.stream === true ? 'true' : 'false';
     const upstreamProtocol = exchange?.upstreamFormat.id ?? 'none';
     const seconds = (performance.now() - request.receivedAt) / 1000;
+    // One access line per request; pino writes asynchronously, LOG_LEVEL=warn turns it off.
+    logger.info(
+      {
+        requestId: request.identity.requestId,
+        tenant: request.identity.tenantId,
+        format,
+        model: exchange?.canonical.model,
+        upstream: exchange?.endpoint.providerId,
+        status: outcome.status,
+        stream: exchange?.canonical.stream === true,
+        durationMs: Math.round(seconds * 1000),
+      },
+      'request',
+    );
     metrics.requests.inc({ format, model, status_class: `${Math.floor(outcome.status / 100)}xx` });
     metrics.requestDuration.observe({ format, upstream: upstreamProtocol, model, stream }, seconds);
     if (outcome.firstByteAt !== undefined) {

@@ -13,6 +13,17 @@ import type { Exchange, ExchangeOutcome } from './exchange.ts';
 import { estimateRequestTokens, estimateTextTokens } from './estimate-tokens.ts';
 import { bindExchange, type PreparedRequest } from './prepare-exchange.ts';
 import { streamAnswer } from './stream-answer.ts';
+import {
+  activeContext,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SWITCHYARD_ATTEMPT,
+  ATTR_SWITCHYARD_DEPLOYMENT,
+  injectTraceHeaders,
+  SpanKind,
+  withSpan,
+  type Tracer,
+} from '@switchyard/telemetry';
 
 export interface GenerateDependencies {
   upstream: UpstreamClient;
@@ -26,6 +37,7 @@ export interface GenerateDependencies {
   onTranslation(pair: string, seconds: number): void;
   onRetry(providerId: string): void;
   onFallback(model: string): void;
+  tracer: Tracer;
 }
 
 /** Statuses worth another attempt elsewhere: timeouts, conflicts, rate limits, server errors, overload. */
@@ -76,7 +88,17 @@ export async function serveGenerate(
       const exchange = bindExchange(prepared, model, deployment, dependencies.endpointOf(deployment.provider));
       const key = deploymentKey(deployment.provider, deployment.model);
       if (attempt > 0) dependencies.onRetry(exchange.endpoint.providerId);
-      const result = await attemptOnce(dependencies, exchange, prepared, key, deadline, circuitPolicy(model));
+      const result = await withSpan(
+        dependencies.tracer,
+        `POST ${exchange.endpoint.providerId}`,
+        { [ATTR_SERVER_ADDRESS]: exchange.endpoint.origin, [ATTR_SWITCHYARD_DEPLOYMENT]: key, [ATTR_SWITCHYARD_ATTEMPT]: attempt },
+        async (span) => {
+          const attempted = await attemptOnce(dependencies, exchange, prepared, key, deadline, circuitPolicy(model));
+          span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, attempted.kind === 'answer' ? attempted.upstream.statusCode : attempted.error.status);
+          return attempted;
+        },
+        { kind: SpanKind.CLIENT },
+      );
       if (result.kind === 'retry') {
         lastError = result.error;
         failed.add(key);
@@ -125,6 +147,8 @@ async function attemptOnce(
   const extraHeaders: Record<string, string> = {};
   const beta = request.headers['anthropic-beta'];
   if (beta !== undefined && upstreamFormat.id === 'messages') extraHeaders['anthropic-beta'] = beta;
+  // The upstream call continues the request's trace (W3C traceparent).
+  injectTraceHeaders(activeContext(), extraHeaders);
   const timeouts = { ...dependencies.timeouts, ...exchange.timeouts };
   const remaining = Math.max(1, Math.floor(deadline - performance.now()));
   const started = performance.now();
