@@ -672,15 +672,7 @@ describe.each<TopologyKind>(['all', 'split'])('feature matrix (%s)', (kind) => {
       expect(completion.choices[0]?.message.content).toContain(mark);
       expect((completion.choices[0]?.message as { reasoning_content?: string }).reasoning_content).toContain('Thinking about');
     };
-    if (upstream === 'chat-completions') matrix.cell('reasoning: openai chat reasoning_content opt-in', upstream, chatReasoningOptIn);
-    if (upstream === 'responses' || upstream === 'messages') {
-      matrix.knownBug(
-        'reasoning: openai chat reasoning_content opt-in',
-        upstream,
-        'router serve-generate answer() ignores x-switchyard-include-reasoning on non-streaming answers',
-        chatReasoningOptIn,
-      );
-    }
+    if (upstream !== 'generate-content') matrix.cell('reasoning: openai chat reasoning_content opt-in', upstream, chatReasoningOptIn);
 
     matrix.cell('reasoning: openai responses reasoning item', upstream, async () => {
       const mark = marker('respthink');
@@ -813,15 +805,7 @@ describe.each<TopologyKind>(['all', 'split'])('feature matrix (%s)', (kind) => {
       expect((response.candidates?.[0]?.content?.parts ?? []).filter((part) => part.thought === true)).toEqual([]);
       expect(streamed.parts.filter((part) => part.thought === true)).toEqual([]);
     };
-    if (upstream === 'generate-content') matrix.cell('reasoning: genai budget without includeThoughts (hidden)', upstream, hiddenThoughts);
-    else {
-      matrix.knownBug(
-        'reasoning: genai budget without includeThoughts (hidden)',
-        upstream,
-        'router builds ResponseContext without the request includeThoughts, so the generate-content encoders cannot hide thoughts',
-        hiddenThoughts,
-      );
-    }
+    matrix.cell('reasoning: genai budget without includeThoughts (hidden)', upstream, hiddenThoughts);
 
     // ── reasoning: the effort ↔ budget table (protocols.md §10.7, shared/map-reasoning-effort.ts) ──
     // Each cell sends several settings; `null` means the upstream body carries no reasoning knob.

@@ -43,7 +43,11 @@ export interface ResponseContext {
   requestId: string;
   /** chat-completions: the client asked for the usage chunk. */
   includeUsage?: boolean;
-  /** chat-completions: emit reasoning as the non-standard `reasoning_content` field (opt-in, protocols.md §3.5). */
+  /**
+   * The client asked to see reasoning text: chat-completions gets the non-standard
+   * `reasoning_content` (opt-in, protocols.md §3.5), generate-content gets thought parts
+   * (`includeThoughts`). Signatures needed for the next turn are kept either way.
+   */
   includeReasoning?: boolean;
 }
 

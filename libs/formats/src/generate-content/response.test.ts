@@ -2,7 +2,7 @@ import type { CanonicalResponse } from '@switchyard/canonical';
 import { describe, expect, it } from 'vitest';
 import { responseFromCanonical, responseToCanonical } from './response.ts';
 
-const context = { model: 'fast-chat', requestId: 'req_1' };
+const context = { model: 'fast-chat', requestId: 'req_1', includeReasoning: true };
 
 describe('responseToCanonical', () => {
   it('should decode thoughts, calls with signatures, generated images, tool-calls finish and usage with thoughts and cache', () => {
@@ -153,5 +153,31 @@ describe('responseFromCanonical', () => {
       responseId: 'r9',
     };
     expect(responseFromCanonical(responseToCanonical(body), context)).toEqual(body);
+  });
+});
+
+describe('thoughts the client did not ask for', () => {
+  it('should keep only the signature of a thought when the client did not ask for thoughts', () => {
+    const rendered = responseFromCanonical(
+      {
+        id: 'r1',
+        model: 'm',
+        created: 0,
+        content: [
+          { type: 'reasoning', text: 'secret plan', signature: { origin: 'generate-content', value: 'sig' } },
+          { type: 'reasoning', text: 'unsigned musing' },
+          { type: 'text', text: 'Answer.' },
+        ],
+        finishReason: { unified: 'stop' },
+        usage: { inputTokens: 1, outputTokens: 2 },
+      },
+      { model: 'm', requestId: 'req_1' },
+    );
+    expect(JSON.stringify(rendered)).not.toContain('secret plan');
+    expect(JSON.stringify(rendered)).not.toContain('unsigned musing');
+    expect((rendered as { candidates: Array<{ content: { parts: unknown[] } }> }).candidates[0]?.content.parts).toEqual([
+      { text: '', thought: true, thoughtSignature: 'sig' },
+      { text: 'Answer.' },
+    ]);
   });
 });

@@ -34,7 +34,7 @@ export function responseToCanonical(body: unknown): CanonicalResponse {
 
 /** Canonical → the answer a Gemini client expects; `modelVersion` echoes the model it asked for. */
 export function responseFromCanonical(response: CanonicalResponse, context: ResponseContext): unknown {
-  const parts = convertAnswerParts(response.content);
+  const parts = convertAnswerParts(context.includeReasoning === true ? response.content : response.content.flatMap(hideThoughtText));
   return {
     candidates: [
       {
@@ -52,4 +52,13 @@ export function responseFromCanonical(response: CanonicalResponse, context: Resp
 
 function convertAnswerParts(content: ContentPart[]): GeminiPart[] {
   return content.flatMap<GeminiPart>((part, index) => convertAnswerPartToGemini(part, `candidates[0].content.parts[${index}]`) ?? []);
+}
+
+/**
+ * Without `includeThoughts` Gemini sends no thought text, but a signature still rides along
+ * (the next turn needs it): keep the signature on an empty thought, drop the rest.
+ */
+function hideThoughtText(part: ContentPart): ContentPart[] {
+  if (part.type !== 'reasoning') return [part];
+  return part.signature === undefined ? [] : [{ ...part, text: '' }];
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createStreamDecoder } from './stream-decoder.ts';
 import { createStreamEncoder } from './stream-encoder.ts';
 
-const context = { model: 'fast-chat', requestId: 'req_1' };
+const context = { model: 'fast-chat', requestId: 'req_1', includeReasoning: true };
 
 function encode(parts: StreamPart[]): string {
   const encoder = createStreamEncoder(context);
@@ -120,5 +120,18 @@ describe('createStreamEncoder', () => {
       const again = decode(events(encode(parts))).map((part) => (part.type === 'start' ? { ...part, model: 'gemini-2.5-flash' } : part));
       expect(again).toEqual(parts);
     }
+  });
+});
+
+describe('streamed thoughts the client did not ask for', () => {
+  it('should write no thought text without includeReasoning', () => {
+    const encoder = createStreamEncoder({ model: 'fast-chat', requestId: 'req_1' });
+    const out = [
+      encoder.push({ type: 'start', id: 'r1', model: 'm', created: 0 }),
+      encoder.push({ type: 'reasoning-delta', text: 'hidden thinking' }),
+      encoder.push({ type: 'text-delta', text: 'Hi' }),
+    ].join('');
+    expect(out).not.toContain('hidden thinking');
+    expect(out).toContain('"text":"Hi"');
   });
 });

@@ -71,7 +71,8 @@ export function createStreamEncoder(context: ResponseContext): StreamEncoder {
         case 'refusal-delta':
           return part.text === '' ? '' : chunk(`{"text":${JSON.stringify(part.text)}}`);
         case 'reasoning-delta':
-          return part.text === '' ? '' : chunk(`{"text":${JSON.stringify(part.text)},"thought":true}`);
+          // Thought text only for clients that asked (`includeThoughts`), as Gemini itself does.
+          return part.text === '' || context.includeReasoning !== true ? '' : chunk(`{"text":${JSON.stringify(part.text)},"thought":true}`);
         case 'reasoning-end':
           // The signature closes the thought; an empty thought part carries it back to the client.
           return part.signature?.origin === 'generate-content'

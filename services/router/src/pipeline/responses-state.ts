@@ -1,6 +1,7 @@
 import { GatewayError, type CanonicalRequest, type CanonicalResponse } from '@switchyard/canonical';
 import type { ResponseStore } from '../responses-store/index.ts';
 import type { Exchange } from './exchange.ts';
+import { clientResponseContext } from './response-context.ts';
 
 /**
  * `previous_response_id` against any upstream (design §3): the stored conversation is put in
@@ -33,7 +34,7 @@ export async function rememberResponse(store: ResponseStore, exchange: Exchange,
   const { canonical, clientFormat, request } = exchange;
   if (canonical.store === false) return;
   const id = exchange.answerId ?? answer.id;
-  const rendered = clientFormat.response.fromCanonical({ ...answer, id }, { model: canonical.model, requestId: request.identity.requestId });
+  const rendered = clientFormat.response.fromCanonical({ ...answer, id }, clientResponseContext(exchange));
   await store.save({
     id,
     tenantId: request.identity.tenantId,

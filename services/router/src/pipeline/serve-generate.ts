@@ -12,6 +12,7 @@ import { callUpstream, readErrorBody, transportError, type UpstreamTimeouts } fr
 import type { Exchange, ExchangeOutcome } from './exchange.ts';
 import { estimateRequestTokens, estimateTextTokens } from './estimate-tokens.ts';
 import { bindExchange, type PreparedRequest } from './prepare-exchange.ts';
+import { clientResponseContext } from './response-context.ts';
 import { streamAnswer } from './stream-answer.ts';
 import {
   activeContext,
@@ -220,7 +221,7 @@ async function answer(
   let out = text;
   if (!sameFormat) {
     const started = performance.now();
-    out = JSON.stringify(clientFormat.response.fromCanonical(answer, { model: canonical.model, requestId }));
+    out = JSON.stringify(clientFormat.response.fromCanonical(answer, clientResponseContext(exchange)));
     dependencies.onTranslation(`${upstreamFormat.id}→${clientFormat.id}`, (performance.now() - started) / 1000);
   }
   response.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });

@@ -4,6 +4,7 @@ import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse'
 import type { Dispatcher } from 'undici';
 import { StreamAccumulator } from './accumulate-stream.ts';
 import type { ActiveStreams } from './active-streams.ts';
+import { clientResponseContext } from './response-context.ts';
 import { transportError } from './call-upstream.ts';
 import type { Exchange } from './exchange.ts';
 
@@ -45,14 +46,7 @@ export async function streamAnswer(
   response.flushHeaders();
 
   const decoder = upstreamFormat.stream.createDecoder();
-  const encoder = sameFormat
-    ? undefined
-    : clientFormat.stream.createEncoder({
-        model: exchange.canonical.model,
-        requestId,
-        includeUsage: exchange.canonical.includeUsage === true,
-        includeReasoning: request.headers['x-switchyard-include-reasoning'] === 'true',
-      });
+  const encoder = sameFormat ? undefined : clientFormat.stream.createEncoder(clientResponseContext(exchange));
   // Same-format chat streams had include_usage forced on; the client gets the usage chunk only if it asked.
   const dropUsageChunk = sameFormat && clientFormat.id === 'chat-completions' && exchange.canonical.includeUsage !== true;
 
