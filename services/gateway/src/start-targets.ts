@@ -4,7 +4,17 @@ import { loadConfig, type SwitchyardConfig } from '@switchyard/config';
 import { buildIngress } from '@switchyard/ingress';
 import { startSimulator } from '@switchyard/providers';
 import { createMemoryLimiter, createRedisLimiter, type Limiter } from '@switchyard/ratelimit';
-import { buildRouterApp, createMemoryResponseStore, createRedisResponseStore, createRouter, type ResponseStore, type Router } from '@switchyard/router';
+import {
+  buildRouterApp,
+  createMemoryResponseStore,
+  createMemorySignatureStore,
+  createRedisResponseStore,
+  createRedisSignatureStore,
+  createRouter,
+  type ResponseStore,
+  type Router,
+  type SignatureStore,
+} from '@switchyard/router';
 import { createHttpForwarder } from '@switchyard/router-client';
 import { createLogger, Metrics, registerOpsRoutes, startTracing, type Logger, type Tracer } from '@switchyard/telemetry';
 import {
@@ -88,10 +98,12 @@ async function simulatorFor(catalog: CatalogSource): Promise<{ url: string; clos
   return startSimulator({ port: 0, host: '127.0.0.1' });
 }
 
-/** Responses state in Redis when there is one, else in this process (single instance). */
-function responseStoreFor(env: Record<string, string | undefined>): ResponseStore {
+/** Responses state and tool-call signatures in Redis when there is one, else in this process (single instance). */
+function conversationStoresFor(env: Record<string, string | undefined>): { responseStore: ResponseStore; signatureStore: SignatureStore } {
   const url = env.REDIS_URL;
-  return url === undefined || url === '' ? createMemoryResponseStore() : createRedisResponseStore({ url });
+  return url === undefined || url === ''
+    ? { responseStore: createMemoryResponseStore(), signatureStore: createMemorySignatureStore() }
+    : { responseStore: createRedisResponseStore({ url }), signatureStore: createRedisSignatureStore({ url }) };
 }
 
 /**
@@ -206,7 +218,7 @@ async function routerCore(
       limiter,
       tracer,
       ...(usageSink === undefined ? {} : { usageSink }),
-      responseStore: responseStoreFor(env),
+      ...conversationStoresFor(env),
       ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
       ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }),
     }),

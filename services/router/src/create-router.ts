@@ -38,7 +38,8 @@ import { serveCountTokens } from './pipeline/serve-count-tokens.ts';
 import { serveEmbeddings } from './pipeline/serve-embeddings.ts';
 import { serveGenerate } from './pipeline/serve-generate.ts';
 import { serveStoredResponse } from './pipeline/serve-stored-response.ts';
-import { createMemoryResponseStore, type ResponseStore } from './responses-store/index.ts';
+import { createMemoryResponseStore, createMemorySignatureStore, type ResponseStore, type SignatureStore } from './responses-store/index.ts';
+import { collectCallSignatures } from './pipeline/signature-continuity.ts';
 
 export interface RouterOptions {
   catalog: CatalogSource;
@@ -49,6 +50,8 @@ export interface RouterOptions {
   timeouts?: Partial<UpstreamTimeouts>;
   /** Where Responses state lives; in memory when omitted (single instance). */
   responseStore?: ResponseStore;
+  /** Where vendor signatures of tool calls wait for the next turn; in memory when omitted. */
+  signatureStore?: SignatureStore;
   /** Charged with the real token usage once an answer ends (admission reserved an estimate). */
   limiter?: Limiter;
   /** Quiet time on a stream before a keep-alive is written (default 15 s). */
@@ -73,6 +76,7 @@ export function createRouter(options: RouterOptions): Router {
   const { catalog, metrics, logger, tracer } = options;
   const upstream = new UpstreamClient();
   const responseStore = options.responseStore ?? createMemoryResponseStore();
+  const signatureStore = options.signatureStore ?? createMemorySignatureStore();
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const health = new DeploymentHealth({
     onStateChange: (key, state) => metrics.circuitState.set({ deployment: key }, state),
@@ -129,10 +133,19 @@ export function createRouter(options: RouterOptions): Router {
       const index = catalog.current();
       switch (request.route.operation) {
         case 'generate': {
-          const prepared = await prepareRequest(request, index, responseStore);
+          const prepared = await prepareRequest(request, index, responseStore, signatureStore);
           const served = await serveGenerate(dependencies, prepared, index, response);
           exchange = served.exchange;
           outcome = served;
+          if (exchange !== undefined && !exchange.sameFormat && outcome.answer !== undefined) {
+            // The client's format cannot carry these back; keep them for its next turn.
+            const signatures = collectCallSignatures(outcome.answer);
+            if (signatures.size > 0) {
+              await signatureStore
+                .save(request.identity.tenantId, signatures)
+                .catch((error: unknown) => logger.warn({ err: error, requestId }, 'could not keep tool-call signatures'));
+            }
+          }
           if (exchange !== undefined && exchange.clientFormat.id === 'responses' && outcome.answer !== undefined && outcome.status === 200) {
             await rememberResponse(responseStore, exchange, outcome.answer).catch((error: unknown) =>
               logger.warn({ err: error, requestId }, 'could not store response'),
@@ -279,6 +292,7 @@ export function createRouter(options: RouterOptions): Router {
     close: async () => {
       await upstream.close();
       await responseStore.close();
+      await signatureStore.close();
     },
   };
 }

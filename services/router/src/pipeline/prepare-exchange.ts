@@ -3,10 +3,11 @@ import type { CatalogIndex, DeploymentRecord, KeyRecord, ModelRecord, TenantReco
 import { wireFormats, type WireFormat } from '@switchyard/formats';
 import type { UpstreamEndpoint } from '@switchyard/providers';
 import type { RouteRequest } from '@switchyard/router-client';
-import type { ResponseStore } from '../responses-store/index.ts';
+import type { ResponseStore, SignatureStore } from '../responses-store/index.ts';
 import type { Exchange } from './exchange.ts';
 import { parseJsonBody } from './parse-json-body.ts';
 import { expandPreviousResponse } from './responses-state.ts';
+import { restoreCallSignatures } from './signature-continuity.ts';
 
 /** A decoded, authorised request, before any deployment is chosen. */
 export interface PreparedRequest {
@@ -26,13 +27,19 @@ export interface PreparedRequest {
  * Decode → authorise the model → add stored history. Validation runs for every request,
  * same-format ones included, so bounds are enforced whatever the upstream.
  */
-export async function prepareRequest(request: RouteRequest, index: CatalogIndex, responseStore: ResponseStore): Promise<PreparedRequest> {
+export async function prepareRequest(
+  request: RouteRequest,
+  index: CatalogIndex,
+  responseStore: ResponseStore,
+  signatureStore: SignatureStore,
+): Promise<PreparedRequest> {
   const clientFormat = wireFormats[request.route.format];
   const body = parseJsonBody(request.body);
   const context = request.route.model === undefined ? {} : { model: request.route.model, stream: request.route.stream === true };
   const canonical = clientFormat.request.toCanonical(body, context);
   const { model, tenant, key } = authoriseModel(request, index, canonical.model);
   const expanded = await expandPreviousResponse(responseStore, request.identity.tenantId, canonical);
+  canonical.messages = await restoreCallSignatures(signatureStore, request.identity.tenantId, canonical.messages);
   return { request, clientFormat, canonical, clientBody: body as Record<string, unknown>, model, tenant, key, expanded };
 }
 

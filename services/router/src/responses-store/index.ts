@@ -1,3 +1,4 @@
 export * from './response-store.ts';
 export * from './memory-response-store.ts';
 export * from './redis-response-store.ts';
+export * from './signature-store.ts';
