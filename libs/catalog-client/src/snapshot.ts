@@ -1,12 +1,8 @@
 import type { FormatId, ModelInfo } from '@switchyard/canonical';
+import type { LimitSet } from '@switchyard/ratelimit';
 
-export interface LimitSet {
-  rpm?: number;
-  tpm?: number;
-  concurrency?: number;
-  dailyTokens?: number;
-  monthlyTokens?: number;
-}
+/** The limits the ratelimit lib enforces, as the catalog holds them per tenant and key. */
+export type { LimitSet };
 
 export interface ProviderRecord {
   id: string;

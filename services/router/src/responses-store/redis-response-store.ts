@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { connectRedis } from './connect-redis.ts';
 import { DEFAULT_RESPONSE_TTL_SECONDS, type ResponseStore, type StoredResponse } from './response-store.ts';
 
 /**
@@ -7,16 +7,7 @@ import { DEFAULT_RESPONSE_TTL_SECONDS, type ResponseStore, type StoredResponse }
  * part of the key: another tenant's id simply does not exist.
  */
 export function createRedisResponseStore(options: { url: string; ttlSeconds?: number; timeoutMs?: number }): ResponseStore {
-  const redis = new Redis(options.url, {
-    commandTimeout: options.timeoutMs ?? 1000,
-    maxRetriesPerRequest: 1,
-    // Fail fast while disconnected instead of queueing; the first connect is awaited below.
-    enableOfflineQueue: false,
-    lazyConnect: true,
-  });
-  // Connection errors surface as failed commands; without a listener ioredis would print them.
-  redis.on('error', () => {});
-  const connected = redis.connect().catch(() => {});
+  const { redis, ready: connected } = connectRedis(options.url, options.timeoutMs);
   const ttl = options.ttlSeconds ?? DEFAULT_RESPONSE_TTL_SECONDS;
   const keyOf = (tenantId: string, id: string) => `sy:{t:${tenantId}}:resp:${id}`;
   return {

@@ -1,5 +1,5 @@
-import { Redis } from 'ioredis';
 import type { ReasoningPart, VendorSignature } from '@switchyard/canonical';
+import { connectRedis } from './connect-redis.ts';
 
 /**
  * What a tool call carried that only its own vendor can use again (protocols.md §10.4
@@ -51,14 +51,7 @@ export function createMemorySignatureStore(maxEntries = 50_000): SignatureStore 
 
 /** In Redis, one key per call, hash-tagged by tenant (`sy:{t:<tenant>}:sig:<call id>`), with a TTL. */
 export function createRedisSignatureStore(options: { url: string; timeoutMs?: number }): SignatureStore {
-  const redis = new Redis(options.url, {
-    commandTimeout: options.timeoutMs ?? 1000,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    lazyConnect: true,
-  });
-  redis.on('error', () => {});
-  const connected = redis.connect().catch(() => {});
+  const { redis, ready: connected } = connectRedis(options.url, options.timeoutMs);
   const keyOf = (tenantId: string, id: string) => `sy:{t:${tenantId}}:sig:${id}`;
   return {
     async save(tenantId, values) {
