@@ -408,7 +408,7 @@ async function dumpRedis(client: Redis): Promise<string> {
       if (type === 'string') parts.push((await client.get(key)) ?? '');
       else if (type === 'hash') parts.push(JSON.stringify(await client.hgetall(key)));
       else if (type === 'set') parts.push(...(await client.smembers(key)));
-      else if (type === 'zset') parts.push(...(await client.zrange(key, 0, -1)));
+      else if (type === 'zset') parts.push(...(await client.zrange(key, '0', '-1')));
       else if (type === 'list') parts.push(...(await client.lrange(key, 0, -1)));
       else if (type === 'stream') parts.push(JSON.stringify(await client.xrange(key, '-', '+')));
     }
