@@ -1,4 +1,5 @@
 import type { ResponseFormat } from '@switchyard/canonical';
+import { canonicalToOpenAiJsonSchema, openAiFormatToCanonical, type OpenAiJsonSchemaFormat } from '../shared/index.ts';
 import type { TextFormat } from './schema.ts';
 
 /**
@@ -6,40 +7,13 @@ import type { TextFormat } from './schema.ts';
  * in `format`, unlike chat's `response_format.json_schema.schema`.
  */
 export function textFormatToCanonical(format: TextFormat): ResponseFormat {
-  switch (format.type) {
-    case 'text':
-      return { type: 'text' };
-    case 'json_object':
-      return { type: 'json' };
-    case 'json_schema': {
-      const canonical: ResponseFormat = { type: 'json-schema', schema: format.schema };
-      if (format.name != null) canonical.name = format.name;
-      if (format.description != null) canonical.description = format.description;
-      if (format.strict != null) canonical.strict = format.strict;
-      return canonical;
-    }
-  }
+  return openAiFormatToCanonical(format.type, format.type === 'json_schema' ? format : undefined);
 }
 
-export type UpstreamTextFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | { type: 'json_schema'; name: string; description?: string; schema: Record<string, unknown>; strict?: boolean };
+export type UpstreamTextFormat = { type: 'text' } | { type: 'json_object' } | ({ type: 'json_schema' } & OpenAiJsonSchemaFormat);
 
-/** `name` is required by the API; formats without one (messages, generate-content) get a neutral name. */
 export function textFormatFromCanonical(format: ResponseFormat): UpstreamTextFormat {
-  switch (format.type) {
-    case 'text':
-      return { type: 'text' };
-    case 'json':
-      return { type: 'json_object' };
-    case 'json-schema':
-      return {
-        type: 'json_schema',
-        name: format.name ?? 'response',
-        ...(format.description === undefined ? {} : { description: format.description }),
-        schema: format.schema,
-        ...(format.strict === undefined ? {} : { strict: format.strict }),
-      };
-  }
+  if (format.type === 'text') return { type: 'text' };
+  if (format.type === 'json') return { type: 'json_object' };
+  return { type: 'json_schema', ...canonicalToOpenAiJsonSchema(format) };
 }

@@ -5,3 +5,4 @@ export * from './create-id.ts';
 export * from './zod-issue-to-error.ts';
 export * from './map-tool-call-id.ts';
 export * from './keep-alive.ts';
+export * from './openai-json-schema-format.ts';
