@@ -1,7 +1,7 @@
 import { GatewayError, errorKindForStatus } from '@switchyard/canonical';
 import type { ErrorKind, GatewayErrorOptions } from '@switchyard/canonical';
 import type { RenderedError } from '../wire-format.ts';
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../shared/index.ts';
 
 /** `{error:{message,type,param,code}}`: all four keys present, param/code may be null (protocols.md §7.1). */
 export interface ChatErrorBody {

@@ -1,11 +1,10 @@
 import { GatewayError } from '@switchyard/canonical';
 import type { CanonicalUsage, FinishReason, StreamPart } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { createId } from '../shared/index.ts';
+import { createId, isRecord } from '../shared/index.ts';
 import type { StreamDecoder } from '../wire-format.ts';
 import { convertToCanonicalUsage, missingUsage } from './convert-usage.ts';
 import { errorFromUpstreamChunk } from './errors.ts';
-import { isRecord } from './is-record.ts';
 import { mapToCanonicalFinishReason } from './map-finish-reason.ts';
 import { chatChunkSchema } from './response-schema.ts';
 import type { ChatChunkToolCall } from './response-schema.ts';

@@ -1,6 +1,6 @@
 import type { FilePart, ImagePart, TextPart, ToolResultPart } from '@switchyard/canonical';
 import { convertMediaToGemini, fileDataSource, mediaToCanonical, type GeminiPart } from './convert-parts.ts';
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../shared/index.ts';
 import type { Part } from './schema.ts';
 
 type FunctionResponse = NonNullable<Part['functionResponse']>;

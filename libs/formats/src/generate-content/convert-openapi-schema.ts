@@ -1,4 +1,4 @@
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../shared/index.ts';
 
 /**
  * The OpenAPI-3.0 subset Gemini clients send (`parameters`, `responseSchema`) → JSON Schema, the

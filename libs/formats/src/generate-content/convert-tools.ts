@@ -1,7 +1,7 @@
 import type { CanonicalRequest, CanonicalTool, ToolChoice } from '@switchyard/canonical';
 import { convertOpenApiSchemaToJsonSchema } from './convert-openapi-schema.ts';
 import { pickUnknownFields, setField } from './extensions.ts';
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../shared/index.ts';
 import { sanitizeSchema } from './sanitize-schema.ts';
 import type { Tool, ToolConfig } from './schema.ts';
 

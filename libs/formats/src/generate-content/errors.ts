@@ -1,6 +1,6 @@
 import { ERROR_KINDS, GatewayError, errorKindForStatus, type ErrorKind } from '@switchyard/canonical';
 import type { RenderedError } from '../wire-format.ts';
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../shared/index.ts';
 
 /**
  * Gateway errors ↔ the Google error envelope `{error: {code, message, status, details}}`

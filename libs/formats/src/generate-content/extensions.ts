@@ -1,4 +1,4 @@
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../shared/index.ts';
 
 /**
  * Extension fields are kept as a partial request body in the wire layout (`{safetySettings,

@@ -1,7 +1,7 @@
 import type { CanonicalUsage } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
 import { convertUsageToCanonical } from './convert-usage.ts';
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../shared/index.ts';
 import { usageMetadataSchema } from './response-schema.ts';
 
 /**

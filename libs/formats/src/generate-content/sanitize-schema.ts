@@ -1,4 +1,4 @@
-import { isRecord } from './is-record.ts';
+import { isRecord } from '../shared/index.ts';
 
 type Schema = Record<string, unknown>;
 

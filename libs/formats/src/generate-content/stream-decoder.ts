@@ -1,11 +1,10 @@
 import { GatewayError, type StreamPart } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { createId } from '../shared/index.ts';
+import { createId, isRecord } from '../shared/index.ts';
 import type { StreamDecoder } from '../wire-format.ts';
 import { convertPartToCanonical } from './convert-parts.ts';
 import { convertUsageToCanonical } from './convert-usage.ts';
 import { errorFromUpstream } from './errors.ts';
-import { isRecord } from './is-record.ts';
 import { mapFinishReasonToCanonical } from './map-finish-reason.ts';
 import { generateContentResponseSchema, type UsageMetadata } from './response-schema.ts';
 import type { Part } from './schema.ts';

@@ -1,5 +1,6 @@
 import { errorKindForStatus, GatewayError, type ErrorKind, type GatewayErrorOptions } from '@switchyard/canonical';
 import type { RenderedError } from '../wire-format.ts';
+import { isRecord } from '../shared/index.ts';
 
 /**
  * messages `error.type` per kind (protocols.md §7.2). messages has no 422/499/502/503 of its
@@ -70,9 +71,6 @@ export function renderStreamError(error: GatewayError): string {
   return `event: error\ndata: ${JSON.stringify({ type: 'error', error: errorObject(error) })}\n\n`;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
 
 /** `{type, message}` from a messages error envelope (`{"type":"error","error":{…}}`), as far as it is there. */
 function readErrorObject(envelope: unknown): { type?: string; message?: string } {

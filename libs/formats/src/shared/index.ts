@@ -6,3 +6,4 @@ export * from './zod-issue-to-error.ts';
 export * from './map-tool-call-id.ts';
 export * from './keep-alive.ts';
 export * from './openai-json-schema-format.ts';
+export * from './is-record.ts';

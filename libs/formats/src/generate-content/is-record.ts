@@ -1,4 +1,0 @@
-/** Narrows parsed JSON to a plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
