@@ -36,6 +36,8 @@ export interface MachineInfo {
   packages: Record<string, string>;
   tools: Record<string, string>;
   gitCommit: string;
+  /** Files of the gateway (libs, services, bin) changed but not committed when the run started. */
+  uncommittedGatewayFiles: number;
   loadAverageStart: number[];
   loadAverageEnd?: number[];
 }
@@ -65,6 +67,9 @@ export function machineInfo(): MachineInfo {
       taskset: toolVersion('taskset', ['--version']),
     },
     loadAverageStart: os.loadavg().map((value) => Number(value.toFixed(2))),
+    uncommittedGatewayFiles: spawnSync('git', ['status', '--porcelain', '--', 'libs', 'services', 'bin'], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter((line) => line.trim() !== '').length,
     gitCommit: spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim(),
   };
 }

@@ -71,7 +71,7 @@ export function renderMarkdown(report: BenchReport): string {
   const m = report.machine;
   lines.push(`# Switchyard benchmark — ${report.mode} — ${m.date}`, '');
   lines.push(
-    `Machine: ${m.nproc} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.kernel}; Node ${m.node}; commit ${m.gitCommit}.`,
+    `Machine: ${m.nproc} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.kernel}; Node ${m.node}; commit ${m.gitCommit}${m.uncommittedGatewayFiles > 0 ? ` plus ${m.uncommittedGatewayFiles} uncommitted gateway files` : ''}.`,
     `Packages: ${Object.entries(m.packages).map(([name, version]) => `${name} ${version}`).join(', ')}.`,
     `Tools: ${Object.entries(m.tools).map(([name, version]) => `${name}: ${version}`).join('; ')}.`,
     `Load average (1/5/15 min) at start ${m.loadAverageStart.join(' / ')}, at end ${(m.loadAverageEnd ?? []).join(' / ')} — other work shared this machine.`,

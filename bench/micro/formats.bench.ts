@@ -11,8 +11,10 @@ test('body parse + validation (JSON.parse → request.toCanonical)', async ({ be
   await bench.compare(
     ...FORMATS.map((format) => {
       const text = REQUEST_BODIES[format];
+      // Module exports are read once, outside the timed function (vitest's module runner wraps them in getters).
+      const request = wireFormats[format].request;
       return bench(format, () => {
-        wireFormats[format].request.toCanonical(JSON.parse(text), REQUEST_CONTEXT);
+        request.toCanonical(JSON.parse(text), REQUEST_CONTEXT);
       });
     }),
     RUN,
@@ -25,10 +27,12 @@ test('request translation (JSON.parse → X.request.toCanonical → Y.request.fr
     for (const to of FORMATS) {
       if (from === to) continue;
       const text = REQUEST_BODIES[from];
+      const decode = wireFormats[from].request;
+      const encode = wireFormats[to].request;
       registrations.push(
         bench(`${from} → ${to}`, () => {
-          const canonical = wireFormats[from].request.toCanonical(JSON.parse(text), REQUEST_CONTEXT);
-          JSON.stringify(wireFormats[to].request.fromCanonical(canonical, { model: 'upstream-model', maxOutputTokens: 4096 }).body);
+          const canonical = decode.toCanonical(JSON.parse(text), REQUEST_CONTEXT);
+          JSON.stringify(encode.fromCanonical(canonical, { model: 'upstream-model', maxOutputTokens: 4096 }).body);
         }),
       );
     }
@@ -40,20 +44,22 @@ test('stream translation, one whole 50-chunk stream per iteration (upstream deco
   const registrations = [];
   for (const upstream of FORMATS) {
     const events = upstreamEvents(upstream);
+    const upstreamStream = wireFormats[upstream].stream;
     // Same format: the router relays bytes and runs only the decoder beside them (usage, truncation).
     registrations.push(
       bench(`${upstream} → ${upstream} (decoder only, ${events.length} events)`, () => {
-        const decoder = wireFormats[upstream].stream.createDecoder();
+        const decoder = upstreamStream.createDecoder();
         for (const event of events) decoder.push(event);
         decoder.end();
       }),
     );
     for (const client of FORMATS) {
       if (client === upstream) continue;
+      const clientStream = wireFormats[client].stream;
       registrations.push(
         bench(`${upstream} → ${client} (${events.length} events)`, () => {
-          const decoder = wireFormats[upstream].stream.createDecoder();
-          const encoder = wireFormats[client].stream.createEncoder({ model: 'bench-model', requestId: 'req_bench', includeUsage: true });
+          const decoder = upstreamStream.createDecoder();
+          const encoder = clientStream.createEncoder({ model: 'bench-model', requestId: 'req_bench', includeUsage: true });
           let out = 0;
           for (const event of events) for (const part of decoder.push(event)) out += encoder.push(part).length;
           for (const part of decoder.end()) out += encoder.push(part).length;

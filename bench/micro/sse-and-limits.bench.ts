@@ -1,10 +1,11 @@
 /** SSE parsing (@switchyard/sse) and rate-limit admission (@switchyard/ratelimit, in memory). */
 import { createMemoryLimiter } from '@switchyard/ratelimit';
-import { createSseParser, formatSseEvent } from '@switchyard/sse';
+import * as sse from '@switchyard/sse';
 import { afterAll, test } from 'vitest';
 import { RUN, upstreamSseText } from './fixtures.ts';
 
 test('SSE parsing (createSseParser), one 50-chunk chat-completions stream per iteration', async ({ bench }) => {
+  const { createSseParser, formatSseEvent } = sse;
   const bytes = Buffer.from(upstreamSseText('chat-completions'));
   const events = bytes
     .toString()
