@@ -12,17 +12,31 @@ export interface HttpForwarder {
 
 /**
  * Split mode: ingress forwards the raw body to a router over a keep-alive pool and pipes the
- * router's bytes back unchanged. Several router URLs are used round-robin.
+ * router's bytes back unchanged. Several router URLs are used round-robin; a router that cannot
+ * be reached (gone, draining) is skipped and the request goes to the next before any byte moved.
  */
+/** Failures that happen before a router answered anything: another router can take the request. */
+const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** How long a router that refused a connection is skipped. */
+const DOWN_FOR_MS = 2000;
+
 export function createHttpForwarder(options: { urls: string[]; connections?: number }): HttpForwarder {
-  const pools = options.urls.map(
-    (url) => new Pool(url, { connections: options.connections ?? 128, pipelining: 1, keepAliveTimeout: 30_000 }),
-  );
+  const routers = options.urls.map((url) => ({
+    pool: new Pool(url, { connections: options.connections ?? 128, pipelining: 1, keepAliveTimeout: 30_000 }),
+    downUntil: 0,
+  }));
   let next = 0;
 
+  /** Routers in round-robin order from the next one, those marked down last. */
+  const order = () => {
+    const start = next++;
+    const now = Date.now();
+    const rotated = routers.map((_, index) => routers[(start + index) % routers.length] as (typeof routers)[number]);
+    return [...rotated.filter((router) => router.downUntil <= now), ...rotated.filter((router) => router.downUntil > now)];
+  };
+
   const handle: RouteHandler = async (request, response) => {
-    const pool = pools[next++ % pools.length];
-    if (pool === undefined) throw new Error('no router configured');
     const headers: Record<string, string> = {
       ...request.headers,
       ...identityHeaders(request.identity, request.estimatedTokens),
@@ -30,32 +44,46 @@ export function createHttpForwarder(options: { urls: string[]; connections?: num
       'content-type': 'application/octet-stream',
     };
     if (Object.keys(request.query).length > 0) headers[QUERY_HEADER] = new URLSearchParams(request.query).toString();
-    await pool.stream(
-      {
-        path: ROUTER_PATH,
-        method: 'POST',
-        headers,
-        body: request.body,
-        signal: request.signal,
-        // The router enforces upstream timeouts itself; the hop only guards against a dead router.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      },
-      ({ statusCode, headers: routerHeaders }: Dispatcher.StreamFactoryData) => {
-        for (const [name, value] of Object.entries(routerHeaders)) {
-          if (value !== undefined && !HOP_BY_HOP.has(name)) response.setHeader(name, value);
-        }
-        response.writeHead(statusCode);
-        response.flushHeaders();
-        return response;
-      },
-    );
+    let lastError: unknown = new Error('no router configured');
+    for (const router of order()) {
+      try {
+        await router.pool.stream(
+          {
+            path: ROUTER_PATH,
+            method: 'POST',
+            headers,
+            body: request.body,
+            signal: request.signal,
+            // The router enforces upstream timeouts itself; the hop only guards against a dead router.
+            headersTimeout: 0,
+            bodyTimeout: 0,
+          },
+          ({ statusCode, headers: routerHeaders }: Dispatcher.StreamFactoryData) => {
+            for (const [name, value] of Object.entries(routerHeaders)) {
+              if (value !== undefined && !HOP_BY_HOP.has(name)) response.setHeader(name, value);
+            }
+            response.writeHead(statusCode);
+            response.flushHeaders();
+            return response;
+          },
+        );
+        return;
+      } catch (error) {
+        // Once the router has answered, its bytes are the client's: never try another router.
+        const code = (error as { code?: string }).code;
+        if (response.headersSent || request.signal.aborted || code === undefined || !RETRYABLE_CODES.has(code)) throw error;
+        // A router that is gone or draining: skip it for a moment, let the next one take the request.
+        router.downUntil = Date.now() + DOWN_FOR_MS;
+        lastError = error;
+      }
+    }
+    throw lastError;
   };
 
   return {
     handle,
     async close() {
-      await Promise.all(pools.map((pool) => pool.close()));
+      await Promise.all(routers.map((router) => router.pool.close()));
     },
   };
 }
