@@ -40,6 +40,8 @@ try {
     if (scenario === undefined) throw new Error(`unknown scenario ${id}`);
     const profileDirectory = join(directory, `.profile-${Date.now()}`);
     const target = await startTarget(targetId, simulator.url, ['--cpu-prof', '--cpu-prof-dir', profileDirectory]);
+    // In split mode the pids are catalog, router, ingress in that order.
+    const pidNames = new Map(target.pids.map((pid, index) => [pid, ['catalog', 'router', 'ingress'][index] ?? `pid ${pid}`]));
     try {
       const call = scenario.call(target.kind, { key: BENCH_KEY, simulatorUrl: simulator.url });
       if (call === undefined) throw new Error(`${targetId} cannot serve ${id}`);
@@ -50,17 +52,22 @@ try {
       await target.stop();
     }
     await sleep(500);
+    // One profile per profiled process (split mode: router and ingress), named by pid; the
+    // catalog is started without the profiler.
     const files = readdirSync(profileDirectory).filter((file) => file.endsWith('.cpuprofile'));
-    const file = files[0];
-    if (file === undefined) throw new Error(`no profile written in ${profileDirectory}`);
+    if (files.length === 0) throw new Error(`no profile written in ${profileDirectory}`);
     const safe = id.replaceAll('>', '-to-');
-    const kept = join(directory, `profile-${targetId}-${safe}.cpuprofile`);
-    renameSync(join(profileDirectory, file), kept);
+    for (const [index, file] of files.entries()) {
+      const pid = /\.(\d+)\.\d+\.cpuprofile$/.exec(file)?.[1] ?? String(index);
+      const role = targetId === 'split' ? (pidNames.get(Number(pid)) ?? `pid ${pid}`) : targetId;
+      const kept = join(directory, `profile-${targetId}-${safe}${files.length > 1 ? `-${role.replaceAll(' ', '-')}` : ''}.cpuprofile`);
+      renameSync(join(profileDirectory, file), kept);
+      const summary = summariseProfile(JSON.parse(readFileSync(kept, 'utf8')), 30);
+      const section = renderProfile(`${targetId}${files.length > 1 ? ` (${role})` : ''}, ${id} (${scenario.title}), ${seconds} s at c=${values.connections ?? 50}`, summary);
+      writeFileSync(kept.replace(/\.cpuprofile$/, '.md'), section);
+      sections.push(section);
+    }
     rmSync(profileDirectory, { recursive: true, force: true });
-    const summary = summariseProfile(JSON.parse(readFileSync(kept, 'utf8')), 30);
-    const section = renderProfile(`${targetId}, ${id} (${scenario.title}), ${seconds} s at c=${values.connections ?? 50}`, summary);
-    writeFileSync(join(directory, `profile-${targetId}-${safe}.md`), section);
-    sections.push(section);
   }
 } finally {
   await simulator.started.stop();

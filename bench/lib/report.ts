@@ -66,6 +66,25 @@ function ms(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(3)} ms` : '–';
 }
 
+/** One line per scenario: Switchyard `all` against the others, by req/s and by CPU cost per request. */
+export function renderSummary(report: BenchReport): string {
+  const lines = [
+    '| scenario | all req/s | all ÷ direct | all ÷ null proxy (req/s · CPU) | all ÷ Portkey (req/s · CPU) | split ÷ all (req/s · CPU) | all+Redis ÷ all (req/s · CPU) | all CPU ms/req | lone added p50 ms | TTFB added p50 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const both = (a: Cell | undefined, b: Cell | undefined) =>
+    a === undefined || b === undefined ? '–' : `${x(ratio(a.rps, b.rps))} · ${x(ratio(b.cpuPer1k, a.cpuPer1k))}`;
+  for (const scenario of SCENARIOS) {
+    const all = findCell(report, 'all', scenario.id);
+    if (all === undefined) continue;
+    const direct = findCell(report, 'direct', scenario.id);
+    lines.push(
+      `| ${scenario.id} | ${f(all.rps, 0)} | ${x(ratio(all.rps, direct?.rps))} | ${both(all, findCell(report, 'null', scenario.id))} | ${both(all, findCell(report, 'portkey', scenario.id))} | ${both(findCell(report, 'split', scenario.id), all)} | ${both(findCell(report, 'all-redis', scenario.id), all)} | ${f(all.cpuPer1k, 3)} | ${direct === undefined ? '–' : f(all.loneP50Ms - direct.loneP50Ms, 3)} | ${scenario.stream && direct !== undefined ? f(all.ttfbP50Ms - direct.ttfbP50Ms, 3) : '–'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
 export function renderMarkdown(report: BenchReport): string {
   const lines: string[] = [];
   const m = report.machine;
@@ -81,6 +100,10 @@ export function renderMarkdown(report: BenchReport): string {
   lines.push(
     'Ratios are within this run. "added" = target minus simulator direct for the same scenario (lone request, one keep-alive connection).',
     '"CPU-cost capacity" compares CPU seconds per request of the target processes (the inverse is the rate one fully busy core would sustain); "CPU util" below 0.9 means the target was not the bottleneck (the load core or other work on the machine was), so its req/s understates it.',
+    '',
+    '## Summary: switchyard all against the others',
+    '',
+    renderSummary(report),
     '',
   );
   for (const scenario of SCENARIOS) {
