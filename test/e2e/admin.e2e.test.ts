@@ -193,6 +193,14 @@ models:
     }
     const basic = await fetch(`${catalog.url}/admin/v1/tenants`, { headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` } });
     expect(basic.status).toBe(401);
+    // The public ingresses serve neither the admin API nor the catalog snapshot (it holds upstream keys).
+    for (const ingress of ingresses) {
+      const adminOnIngress = await fetch(`${ingress.url}/admin/v1/tenants`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(adminOnIngress.status).toBe(404);
+      const snapshot = await fetch(`${ingress.url}/internal/v1/catalog`);
+      expect(snapshot.status).toBe(404);
+      expect(await snapshot.text()).not.toContain(UPSTREAM_KEY);
+    }
     // Nothing was created by the refused calls.
     expect((await admin('GET', '/tenants/intruder')).status).toBe(404);
     expect((await admin('GET', '/tenants')).status).toBe(200);
@@ -374,6 +382,49 @@ models:
     // A's only model-b request was refused 404 (counted as an error of A's), never B's successes.
     const modelBRow = modelRowsA.find((row) => row.model === 'model-b');
     if (modelBRow !== undefined) expect(modelBRow.errors).toBe(modelBRow.requests);
+  });
+
+  it('should stop every key of a deleted tenant on both ingresses within 2 s', async () => {
+    expect((await admin('POST', '/tenants', { id: 'tenant-c', models: ['model-a'] })).status).toBe(201);
+    const first = await issueKey('tenant-c', { id: 'c-one' });
+    const second = await issueKey('tenant-c', { id: 'c-two' });
+    const ready = await propagation(async (ingress) => {
+      const [one, two] = await Promise.all([chat(ingress, first.key, 'tenant-c'), chat(ingress, second.key, 'tenant-c')]);
+      return one.status === 200 && two.status === 200;
+    });
+    for (const ms of ready) expect(ms).toBeLessThan(PROPAGATION_MS);
+
+    const deleted = await admin('DELETE', '/tenants/tenant-c');
+    expect(deleted.status).toBe(200);
+    expect(deleted.json()).toMatchObject({ id: 'tenant-c', deleted: true, revokedKeys: 2 });
+    const elapsed = await propagation(async (ingress) => {
+      const [one, two] = await Promise.all([chat(ingress, first.key, 'tenant-c'), chat(ingress, second.key, 'tenant-c')]);
+      return one.status === 401 && two.status === 401;
+    });
+    for (const ms of elapsed) expect(ms).toBeLessThan(PROPAGATION_MS);
+    for (const ingress of ingresses) expectChatUnauthorized(await chat(ingress, second.key, 'tenant-c'));
+    expect((await admin('GET', '/tenants/tenant-c')).status).toBe(404);
+    expect((await admin('GET', '/tenants/tenant-c/keys')).status).toBe(404);
+  });
+
+  it('should refuse malformed admin bodies with a 400 naming the field, and duplicates with a 409', async () => {
+    const unknownField = await admin('POST', '/tenants', { id: 'tenant-x', colour: 'blue' });
+    expect(unknownField.status).toBe(400);
+    expect(unknownField.json()).toMatchObject({ error: { message: expect.any(String), type: expect.any(String), code: expect.any(String) } });
+    const badLimit = await admin('PATCH', '/tenants/tenant-a', { limits: { rpm: -5 } });
+    expect(badLimit.status).toBe(400);
+    expect(JSON.stringify(badLimit.json())).toContain('rpm');
+    const badId = await admin('POST', '/tenants', { id: 'has space' });
+    expect(badId.status).toBe(400);
+    const duplicate = await admin('POST', '/tenants', { id: 'tenant-a' });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.json()).toMatchObject({ error: { code: 'tenant_exists' } });
+    const duplicateKey = await admin('POST', '/tenants/tenant-a/keys', { id: 'a-main' });
+    expect(duplicateKey.status).toBe(409);
+    expect(duplicateKey.json()).toMatchObject({ error: { code: 'key_exists' } });
+    expect((await admin('POST', '/tenants/nobody/keys', {})).status).toBe(404);
+    expect((await admin('GET', '/tenants/tenant-x')).status).toBe(404);
+    for (const result of [unknownField, badLimit, duplicate]) expect(result.body).not.toMatch(/sk-sy-/);
   });
 
   it('should never write a client key, an upstream key or the admin token to any output or store plaintext keys in Redis', async () => {

@@ -13,6 +13,11 @@ const UPSTREAM_KEY = 'upstream-secret-usage-e2e-0123456789';
 const KEYS = { 'key-one': 'sk-sy-usage-e2e-key-one-0123456789abcd', 'key-two': 'sk-sy-usage-e2e-key-two-0123456789abcd' } as const;
 type KeyId = keyof typeof KEYS;
 
+/**
+ * Every request carries this client-chosen id: the pipeline is idempotent by request id, so a
+ * gateway that took it from the client would count 1 request instead of 1,000.
+ */
+const CLIENT_REQUEST_ID = 'client-chosen-request-id';
 const REQUESTS = 1_000;
 const CONCURRENCY = 20;
 /** After this many answers the worker is SIGKILLed and a new one started. */
@@ -180,7 +185,7 @@ tenants:
       format === 'chat-completions'
         ? await fetch(`${ingress.url}/v1/chat/completions`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${KEYS[keyId]}`, 'content-type': 'application/json' },
+            headers: { authorization: `Bearer ${KEYS[keyId]}`, 'content-type': 'application/json', 'x-request-id': CLIENT_REQUEST_ID },
             body: JSON.stringify({
               model,
               stream,
@@ -190,7 +195,7 @@ tenants:
           })
         : await fetch(`${ingress.url}/v1/messages`, {
             method: 'POST',
-            headers: { 'x-api-key': KEYS[keyId], 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+            headers: { 'x-api-key': KEYS[keyId], 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-request-id': CLIENT_REQUEST_ID },
             body: JSON.stringify({ model, stream, max_tokens: 64, messages: [{ role: 'user', content: text }] }),
           });
     const body = await response.text();
@@ -232,6 +237,7 @@ tenants:
     expect(failures).toEqual([]);
     expect(answered).toHaveLength(REQUESTS);
     expect(new Set(answered.map((answer) => answer.requestId)).size).toBe(REQUESTS);
+    expect(answered.map((answer) => answer.requestId)).not.toContain(CLIENT_REQUEST_ID);
     expect(killedWorkerExit).toEqual({ code: null, signal: 'SIGKILL' });
     // Both formats, both models, streamed and not, cached tokens: the run covers what it claims.
     for (const format of ['chat-completions', 'messages'] as const) {
