@@ -107,7 +107,10 @@ models:
     return issued;
   };
 
-  /** A chat completion through one ingress; counts it as routed for its tenant unless ingress refused the key. */
+  /** Ingress answers 401 (authentication) and 429 (admission) itself; everything else went to the router. */
+  const reachedRouter = (result: Answer) => result.status !== 401 && result.status !== 429;
+
+  /** A chat completion through one ingress; counts it as routed for its tenant unless ingress refused it. */
   const chat = async (ingress: SwitchyardProcess, key: string, tenant: string, model = 'model-a'): Promise<Answer> => {
     const response = await fetch(`${ingress.url}/v1/chat/completions`, {
       method: 'POST',
@@ -115,7 +118,7 @@ models:
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello [[sim:words=2]]' }] }),
     });
     const result = await answer(response);
-    if (result.status !== 401) routed[tenant] = (routed[tenant] ?? 0) + 1;
+    if (reachedRouter(result)) routed[tenant] = (routed[tenant] ?? 0) + 1;
     return result;
   };
 
@@ -126,7 +129,7 @@ models:
       body: JSON.stringify({ model, max_tokens: 16, messages: [{ role: 'user', content: 'hello [[sim:words=2]]' }] }),
     });
     const result = await answer(response);
-    if (result.status !== 401) routed[tenant] = (routed[tenant] ?? 0) + 1;
+    if (reachedRouter(result)) routed[tenant] = (routed[tenant] ?? 0) + 1;
     return result;
   };
 
@@ -384,15 +387,40 @@ models:
     if (modelBRow !== undefined) expect(modelBRow.errors).toBe(modelBRow.requests);
   });
 
-  it('should stop every key of a deleted tenant on both ingresses within 2 s', async () => {
-    expect((await admin('POST', '/tenants', { id: 'tenant-c', models: ['model-a'] })).status).toBe(201);
+  it('should apply tenant allow-list and key limit changes, then stop every key of a deleted tenant, on both ingresses within 2 s', async () => {
+    expect((await admin('POST', '/tenants', { id: 'tenant-c', models: ['model-a', 'model-shared'] })).status).toBe(201);
     const first = await issueKey('tenant-c', { id: 'c-one' });
     const second = await issueKey('tenant-c', { id: 'c-two' });
     const ready = await propagation(async (ingress) => {
-      const [one, two] = await Promise.all([chat(ingress, first.key, 'tenant-c'), chat(ingress, second.key, 'tenant-c')]);
+      const [one, two] = await Promise.all([chat(ingress, first.key, 'tenant-c', 'model-shared'), chat(ingress, second.key, 'tenant-c', 'model-shared')]);
       return one.status === 200 && two.status === 200;
     });
     for (const ms of ready) expect(ms).toBeLessThan(PROPAGATION_MS);
+
+    // The tenant's allow-list narrows for all its keys.
+    const narrowed = await admin('PATCH', '/tenants/tenant-c', { models: ['model-a'] });
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.json()).toMatchObject({ id: 'tenant-c', models: ['model-a'], source: 'api', keyCount: 2 });
+    const hidden = await propagation(async (ingress) => (await chat(ingress, first.key, 'tenant-c', 'model-shared')).status === 404);
+    for (const ms of hidden) expect(ms).toBeLessThan(PROPAGATION_MS);
+    for (const ingress of ingresses) {
+      expect(await modelIds(ingress, first.key)).toEqual(['model-a']);
+      expect(await modelIds(ingress, second.key)).toEqual(['model-a']);
+    }
+
+    // A per-key rate limit set at runtime is enforced by every ingress (they share Redis).
+    const limited = await admin('PATCH', '/tenants/tenant-c/keys/c-two', { limits: { rpm: 2 } });
+    expect(limited.status).toBe(200);
+    expect(limited.json()).toMatchObject({ id: 'c-two', limits: { rpm: 2 } });
+    const refusedAfter = await propagation(async (ingress) => (await chat(ingress, second.key, 'tenant-c')).status === 429);
+    for (const ms of refusedAfter) expect(ms).toBeLessThan(PROPAGATION_MS);
+    for (const ingress of ingresses) {
+      const refused = await chat(ingress, second.key, 'tenant-c');
+      expect(refused.status).toBe(429);
+      expect(refused.json()).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
+      // The tenant's other key is not limited.
+      expect((await chat(ingress, first.key, 'tenant-c')).status).toBe(200);
+    }
 
     const deleted = await admin('DELETE', '/tenants/tenant-c');
     expect(deleted.status).toBe(200);
