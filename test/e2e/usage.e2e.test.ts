@@ -290,7 +290,10 @@ tenants:
       await sleep(250);
       [counted, pending] = await Promise.all([totalRequests(), pendingJobs(queue)]);
     }
-    expect(pending).toBe(0);
+    if (pending > 0) {
+      const warnings = processes.flatMap((process) => process.output().split('\n').filter((line) => /"level":(40|50)/.test(line)));
+      expect.fail(`queue not drained within ${DRAIN_LIMIT_MS} ms: ${await describePending(queue)}\n${warnings.slice(0, 10).join('\n')}`);
+    }
     expect(counted).toBe(answered.length);
     // Every answered request's event is a completed job under the request id its client saw.
     for (let start = 0; start < answered.length; start += 100) {
@@ -377,6 +380,21 @@ tenants:
 async function pendingJobs(queue: Queue): Promise<number> {
   const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
   return Object.values(counts).reduce((sum, count) => sum + count, 0);
+}
+
+/** What is still pending and why, for a failure message. */
+async function describePending(queue: Queue): Promise<string> {
+  const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed');
+  const jobs = await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized'], 0, 20);
+  const details = jobs.map((job) => ({
+    id: job.id,
+    attemptsMade: job.attemptsMade,
+    stalledCounter: job.stalledCounter,
+    failedReason: job.failedReason,
+    processedOn: job.processedOn,
+    delay: job.delay,
+  }));
+  return `${JSON.stringify(counts)} ${JSON.stringify(details)} (now ${Date.now()})`;
 }
 
 function unroundedCost(answer: Answered): number {
