@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
 import { Pool, type Dispatcher } from 'undici';
 import { encodeRoute, identityHeaders, QUERY_HEADER, ROUTE_HEADER, ROUTER_PATH } from './route-headers.ts';
 import type { RouteHandler } from './route-request.ts';
@@ -64,7 +66,7 @@ export function createHttpForwarder(options: { urls: string[]; connections?: num
             }
             response.writeHead(statusCode);
             response.flushHeaders();
-            return response;
+            return relayTo(response);
           },
         );
         return;
@@ -86,4 +88,34 @@ export function createHttpForwarder(options: { urls: string[]; connections?: num
       await Promise.all(routers.map((router) => router.pool.close()));
     },
   };
+}
+
+const boundaries = new WeakMap<ServerResponse, boolean>();
+
+/**
+ * After a router broke off mid-answer: closes a half-written SSE event with a blank line, so
+ * the error event ingress writes next is an event of its own, never glued into another.
+ */
+export function closePartialEvent(response: ServerResponse): void {
+  if (response.headersSent && !response.writableEnded && boundaries.get(response) === false) response.write('\n\n');
+}
+
+/**
+ * The router's bytes go to the client through this writable rather than into the client
+ * response itself: if the router dies mid-answer, undici destroys only the relay, and the
+ * client response stays open for ingress to end it with the format's error event.
+ */
+function relayTo(response: ServerResponse): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      // Whether the bytes so far end between two SSE events (a blank line).
+      boundaries.set(response, chunk.length >= 2 && chunk[chunk.length - 1] === 0x0a && chunk[chunk.length - 2] === 0x0a);
+      if (response.write(chunk)) callback();
+      else response.once('drain', () => callback());
+    },
+    final(callback) {
+      response.end();
+      callback();
+    },
+  });
 }

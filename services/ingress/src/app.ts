@@ -34,6 +34,9 @@ export function buildIngress(options: IngressOptions): FastifyInstance {
     requestTimeout: 0,
     connectionTimeout: 0,
     keepAliveTimeout: 75_000,
+    // While draining, a request that still arrives on an open connection is served (the drain
+    // has time for it) rather than refused with fastify's own 503, which is in no client format.
+    return503OnClosing: false,
   });
   registerRawBody(app);
   registerErrorHandler(app, options.logger);

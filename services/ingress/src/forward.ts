@@ -1,8 +1,9 @@
 import { GatewayError } from '@switchyard/canonical';
 import { wireFormats, writeError, type Route } from '@switchyard/formats';
-import { PASSED_HEADERS, type RouteHandler } from '@switchyard/router-client';
+import { closePartialEvent, PASSED_HEADERS, type RouteHandler } from '@switchyard/router-client';
 import {
   activeContext,
+  ATTR_ERROR_TYPE,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_SWITCHYARD_FORMAT,
   ATTR_SWITCHYARD_REQUEST_ID,
@@ -10,6 +11,7 @@ import {
   extractTraceContext,
   injectTraceHeaders,
   SpanKind,
+  SpanStatusCode,
   withSpan,
   type Tracer,
 } from '@switchyard/telemetry';
@@ -31,7 +33,12 @@ export function forward(tracer: Tracer, handler: RouteHandler, request: FastifyR
     },
     async (span) => {
       await forwardToRouter(handler, request, reply, route);
-      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, reply.raw.statusCode);
+      const status = reply.raw.statusCode;
+      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+      if (status >= 500) {
+        span.setAttribute(ATTR_ERROR_TYPE, String(status));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
     },
     { kind: SpanKind.SERVER, parent: extractTraceContext(request.headers) },
   );
@@ -70,7 +77,12 @@ async function forwardToRouter(handler: RouteHandler, request: FastifyRequest, r
     // Only transport failures of the hop reach here; the router renders its own errors.
     const failure = controller.signal.aborted
       ? new GatewayError('client_closed', 'Client closed the request.')
-      : new GatewayError('unavailable', 'No router could serve the request.', { cause: error });
+      : new GatewayError(
+          'unavailable',
+          response.headersSent ? 'The answer broke off: the router serving it stopped.' : 'No router could serve the request.',
+          { cause: error },
+        );
+    closePartialEvent(response);
     writeError(response, wireFormats[route.format], failure, request.id);
   }
 }

@@ -22,7 +22,8 @@ import type { Router } from './create-router.ts';
  * socket (hijacked reply) so streams are not buffered by fastify.
  */
 export function buildRouterApp(options: { router: Router; metrics: Metrics; isReady: () => boolean; bodyLimit: number }): FastifyInstance {
-  const app = Fastify({ bodyLimit: options.bodyLimit, logger: false });
+  // Requests already on their way from an ingress are served during a drain, not refused.
+  const app = Fastify({ bodyLimit: options.bodyLimit, logger: false, return503OnClosing: false });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerOpsRoutes(app, { metrics: options.metrics, isReady: options.isReady });

@@ -20,6 +20,7 @@ import {
   ATTR_SWITCHYARD_TENANT,
   extractTraceContext,
   genAiProviderName,
+  recordSpanError,
   SpanKind,
   withSpan,
   type Logger,
@@ -129,11 +130,15 @@ export function createRouter(options: RouterOptions): Router {
     metrics.inflight.inc({ target: 'router' });
     let exchange: Exchange | undefined;
     let outcome: ExchangeOutcome | undefined;
+    // Known once the body is decoded, so a failed request is still counted under its model.
+    let model: string | undefined;
+    let failure: GatewayError | undefined;
     try {
       const index = catalog.current();
       switch (request.route.operation) {
         case 'generate': {
           const prepared = await prepareRequest(request, index, responseStore, signatureStore);
+          model = prepared.canonical.model;
           const served = await serveGenerate(dependencies, prepared, index, response);
           exchange = served.exchange;
           outcome = served;
@@ -167,26 +172,28 @@ export function createRouter(options: RouterOptions): Router {
           throw new GatewayError('not_found', `Unsupported operation ${request.route.operation}.`);
       }
     } catch (error) {
-      const failure = toGatewayError(error);
+      failure = toGatewayError(error);
       if (failure.kind === 'internal') logger.error({ err: failure.cause ?? failure, requestId }, 'request failed');
       if (exchange !== undefined && failure.kind !== 'client_closed') {
         metrics.upstreamErrors.inc({ provider: exchange.endpoint.providerId, kind: failure.kind });
       }
       writeError(response, clientFormat, failure, requestId);
-      outcome = { status: failure.status, usage: { inputTokens: 0, outputTokens: 0 } };
+      outcome = { status: failure.status, usage: { inputTokens: 0, outputTokens: 0 }, ...(model === undefined ? {} : { model }) };
     } finally {
       metrics.inflight.dec({ target: 'router' });
     }
     record(request, exchange, outcome);
     reconcile(request, outcome);
     emitUsage(request, exchange, outcome);
-    describeSpan(span, exchange, outcome);
+    describeSpan(span, exchange, outcome, failure);
   };
 
   /** GenAI semantic-convention attributes, once the outcome is known. Never a key, only ids. */
-  function describeSpan(span: Span, exchange: Exchange | undefined, outcome: ExchangeOutcome): void {
+  function describeSpan(span: Span, exchange: Exchange | undefined, outcome: ExchangeOutcome, failure: GatewayError | undefined): void {
     span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, outcome.status);
-    if (outcome.status >= 400) span.setAttribute(ATTR_ERROR_TYPE, String(outcome.status));
+    // Server-side failures are span errors; a client's own mistake (4xx) is not (OTel HTTP conventions).
+    if (failure !== undefined && failure.status >= 500) recordSpanError(span, failure);
+    else if (outcome.status >= 400) span.setAttribute(ATTR_ERROR_TYPE, failure?.kind ?? String(outcome.status));
     if (exchange === undefined) return;
     const operation = exchange.canonical.messages.length > 0 ? 'chat' : 'generate_content';
     span.updateName(`${operation} ${exchange.canonical.model}`);

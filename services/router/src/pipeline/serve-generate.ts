@@ -16,11 +16,13 @@ import { clientResponseContext } from './response-context.ts';
 import { streamAnswer } from './stream-answer.ts';
 import {
   activeContext,
+  ATTR_ERROR_TYPE,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_SERVER_ADDRESS,
   ATTR_SWITCHYARD_ATTEMPT,
   ATTR_SWITCHYARD_DEPLOYMENT,
   injectTraceHeaders,
+  recordSpanError,
   SpanKind,
   withSpan,
   type Tracer,
@@ -92,10 +94,12 @@ export async function serveGenerate(
       const result = await withSpan(
         dependencies.tracer,
         `POST ${exchange.endpoint.providerId}`,
-        { [ATTR_SERVER_ADDRESS]: exchange.endpoint.origin, [ATTR_SWITCHYARD_DEPLOYMENT]: key, [ATTR_SWITCHYARD_ATTEMPT]: attempt },
+        { [ATTR_SERVER_ADDRESS]: exchange.endpoint.origin, [ATTR_SWITCHYARD_DEPLOYMENT]: key, [ATTR_SWITCHYARD_ATTEMPT]: attempt + 1 },
         async (span) => {
           const attempted = await attemptOnce(dependencies, exchange, prepared, key, deadline, circuitPolicy(model));
           span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, attempted.kind === 'answer' ? attempted.upstream.statusCode : attempted.error.status);
+          if (attempted.kind === 'retry') recordSpanError(span, attempted.error);
+          else if (attempted.upstream.statusCode >= 400) span.setAttribute(ATTR_ERROR_TYPE, String(attempted.upstream.statusCode));
           return attempted;
         },
         { kind: SpanKind.CLIENT },
