@@ -58,7 +58,7 @@ try {
     if (files.length === 0) throw new Error(`no profile written in ${profileDirectory}`);
     const safe = id.replaceAll('>', '-to-');
     for (const [index, file] of files.entries()) {
-      const pid = /\.(\d+)\.\d+\.cpuprofile$/.exec(file)?.[1] ?? String(index);
+      const pid = /\.(\d+)\.\d+\.\d+\.cpuprofile$/.exec(file)?.[1] ?? String(index);
       const role = targetId === 'split' ? (pidNames.get(Number(pid)) ?? `pid ${pid}`) : targetId;
       const kept = join(directory, `profile-${targetId}-${safe}${files.length > 1 ? `-${role.replaceAll(' ', '-')}` : ''}.cpuprofile`);
       renameSync(join(profileDirectory, file), kept);
