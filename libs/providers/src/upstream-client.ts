@@ -23,7 +23,9 @@ export class UpstreamClient {
 
   constructor(options: { connectionsPerOrigin?: number; keepAliveTimeoutMs?: number } = {}) {
     this.#agent = new Agent({
-      connections: options.connectionsPerOrigin ?? 256,
+      // No cap by default: a stream holds its connection for minutes, and a cap would make the
+      // next stream wait for one to end (an outage at scale, docs/performance.md).
+      connections: options.connectionsPerOrigin ?? null,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
       pipelining: 1,
     });

@@ -25,7 +25,8 @@ const DOWN_FOR_MS = 2000;
 
 export function createHttpForwarder(options: { urls: string[]; connections?: number }): HttpForwarder {
   const routers = options.urls.map((url) => ({
-    pool: new Pool(url, { connections: options.connections ?? 128, pipelining: 1, keepAliveTimeout: 30_000 }),
+    // Uncapped: each open stream holds one connection to its router.
+    pool: new Pool(url, { connections: options.connections ?? null, pipelining: 1, keepAliveTimeout: 30_000 }),
     downUntil: 0,
   }));
   let next = 0;

@@ -166,7 +166,7 @@ export function createRouter(options: RouterOptions): Router {
           outcome = await serveEmbeddings(dependencies, request, index, endpointOf, response);
           break;
         case 'count-tokens':
-          outcome = serveCountTokens(request, index, response);
+          outcome = await serveCountTokens(request, index, response);
           break;
         default:
           throw new GatewayError('not_found', `Unsupported operation ${request.route.operation}.`);

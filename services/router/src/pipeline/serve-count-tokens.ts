@@ -13,13 +13,13 @@ import { authoriseModel } from './prepare-exchange.ts';
  * tokenizer whatever the upstream: no upstream call, no cost, the same answer for a model
  * served by any vendor (docs/translation.md says why).
  */
-export function serveCountTokens(request: RouteRequest, index: CatalogIndex, response: ServerResponse): ExchangeOutcome {
+export async function serveCountTokens(request: RouteRequest, index: CatalogIndex, response: ServerResponse): Promise<ExchangeOutcome> {
   const format = wireFormats[request.route.format];
   if (format.countTokens === undefined) throw new GatewayError('not_found', 'This format has no token-count endpoint.');
   const context = request.route.model === undefined ? {} : { model: request.route.model };
   const canonical = format.countTokens.toCanonical(parseJsonBody(request.body), context);
   authoriseModel(request, index, canonical.model);
-  const body = JSON.stringify(format.countTokens.render(estimateRequestTokens(canonical)));
+  const body = JSON.stringify(format.countTokens.render(await estimateRequestTokens(canonical)));
   response.writeHead(200, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -213,7 +213,7 @@ async function answer(
     const usage = result.answer?.usage;
     return {
       status: result.error === undefined ? 200 : result.error.status,
-      usage: usage === undefined || usage.estimated === true ? estimateUsage(exchange, result.generatedText()) : usage,
+      usage: usage === undefined || usage.estimated === true ? await estimateUsage(exchange, result.generatedText()) : usage,
       ...(result.firstByteAt === undefined ? {} : { firstByteAt: result.firstByteAt }),
       ...(result.answer === undefined ? {} : { answer: result.answer }),
     };
@@ -233,7 +233,7 @@ async function answer(
   const outputText = answer.content.map((part) => (part.type === 'text' ? part.text : part.type === 'tool-call' ? part.arguments : '')).join('');
   return {
     status: 200,
-    usage: answer.usage.estimated === true ? estimateUsage(exchange, outputText) : answer.usage,
+    usage: answer.usage.estimated === true ? await estimateUsage(exchange, outputText) : answer.usage,
     firstByteAt: performance.now(),
     answer,
   };
@@ -297,6 +297,6 @@ function upstreamError(exchange: Exchange, upstream: Dispatcher.ResponseData, bo
   });
 }
 
-function estimateUsage(exchange: Exchange, outputText: string): CanonicalUsage {
-  return { inputTokens: estimateRequestTokens(exchange.canonical), outputTokens: estimateTextTokens(outputText), estimated: true };
+async function estimateUsage(exchange: Exchange, outputText: string): Promise<CanonicalUsage> {
+  return { inputTokens: await estimateRequestTokens(exchange.canonical), outputTokens: await estimateTextTokens(outputText), estimated: true };
 }
