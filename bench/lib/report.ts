@@ -155,7 +155,8 @@ export function renderMarkdown(report: BenchReport): string {
       '',
     );
   }
-  const goals = evaluateGoals(report);
+  // Targets this run has no data for (e.g. a soak or a partial run) are left out.
+  const goals = evaluateGoals(report).filter((goal) => goal.met !== undefined || goal.value !== '–');
   if (goals.length > 0) {
     lines.push('## Targets from the issue', '', '| target | this run | met |', '|---|---:|:---:|');
     for (const goal of goals) lines.push(`| ${goal.goal} | ${goal.value} | ${goal.met === undefined ? 'n/a' : goal.met ? 'yes' : '**no**'} |`);
