@@ -6,7 +6,7 @@ import type { StreamDecoder } from '../wire-format.ts';
 import { convertToCanonicalUsage, missingUsage } from './convert-usage.ts';
 import { errorFromUpstreamChunk } from './errors.ts';
 import { mapToCanonicalFinishReason } from './map-finish-reason.ts';
-import { chatChunkSchema } from './response-schema.ts';
+import { isChatChunk } from './is-chat-chunk.ts';
 import type { ChatChunkToolCall } from './response-schema.ts';
 
 /**
@@ -81,11 +81,10 @@ export function createStreamDecoder(): StreamDecoder {
         return fail(new GatewayError('upstream_error', 'The upstream sent a stream event that is not JSON.'));
       }
       if (event.event === 'error' || (isRecord(json) && json.error != null)) return fail(errorFromUpstreamChunk(json));
-      const parsed = chatChunkSchema.safeParse(json);
-      if (!parsed.success) {
+      if (!isChatChunk(json)) {
         return fail(new GatewayError('upstream_error', 'The upstream sent a stream event that is not a chat completion chunk.'));
       }
-      const chunk = parsed.data;
+      const chunk = json;
       const choice = chunk.choices?.[0];
       const parts: StreamPart[] = [];
       if (!started) {
