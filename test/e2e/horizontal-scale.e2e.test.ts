@@ -31,6 +31,7 @@ const DISRUPT_AT = 120;
 /** Requests sent after the load, once the disruption is over. */
 const AFTER = 24;
 const GRACE_MS = 10_000;
+const INGRESSES = 2;
 /** SIGKILL scenario: the killed router's Redis stalls this long before the kill. */
 const STALL_MS = 600;
 
@@ -46,6 +47,8 @@ interface Outcome {
   model: string;
   stream: boolean;
   startedAt: number;
+  /** Streams: when the first event arrived (the answer was under way on the server). */
+  firstEventAt?: number;
   endedAt: number;
   /** Answered 200 and read to its end (the format's completion marker seen), no client-side error. */
   ok: boolean;
@@ -125,7 +128,7 @@ async function startCluster(): Promise<Cluster> {
     started.push(worker as SwitchyardProcess, ...routers);
     const routerUrls = routers.map((router) => router.url).join(',');
     const ingresses = await Promise.all(
-      [0, 1].map(async () => startSwitchyard('ingress', { port: await getFreePort(), env: { ...internal, SWITCHYARD_ROUTER_URL: routerUrls } })),
+      Array.from({ length: INGRESSES }, async () => startSwitchyard('ingress', { port: await getFreePort(), env: { ...internal, SWITCHYARD_ROUTER_URL: routerUrls } })),
     );
     started.push(...ingresses);
     balancer = await startTcpBalancer(ingresses.map((ingress) => ({ host: '127.0.0.1', port: ingress.port })));
@@ -165,7 +168,7 @@ function clientsFor(url: string, key: string) {
 type Clients = ReturnType<typeof clientsFor>;
 
 /** Sends one request in `format` and reads it to the end; true when the format's completion marker was seen. */
-async function call(clients: Clients, format: Format, model: string, stream: boolean, text: string): Promise<boolean> {
+async function call(clients: Clients, format: Format, model: string, stream: boolean, text: string, onEvent: () => void): Promise<boolean> {
   const { openai, anthropic, genai } = clients;
   switch (format) {
     case 'chat-completions': {
@@ -173,6 +176,7 @@ async function call(clients: Clients, format: Format, model: string, stream: boo
       if (!stream) return (await openai.chat.completions.create({ model, messages })).choices[0]?.finish_reason != null;
       let finished = false;
       for await (const chunk of await openai.chat.completions.create({ model, messages, stream: true, stream_options: { include_usage: true } })) {
+        onEvent();
         if (chunk.choices[0]?.finish_reason != null) finished = true;
       }
       return finished;
@@ -181,6 +185,7 @@ async function call(clients: Clients, format: Format, model: string, stream: boo
       if (!stream) return (await openai.responses.create({ model, input: text })).status === 'completed';
       let completed = false;
       for await (const event of await openai.responses.create({ model, input: text, stream: true })) {
+        onEvent();
         if (event.type === 'response.completed') completed = true;
         if (event.type === 'error' || event.type === 'response.failed') throw new Error(`responses stream: ${event.type}`);
       }
@@ -191,6 +196,7 @@ async function call(clients: Clients, format: Format, model: string, stream: boo
       if (!stream) return (await anthropic.messages.create(body)).stop_reason !== null;
       let stopped = false;
       for await (const event of await anthropic.messages.create({ ...body, stream: true })) {
+        onEvent();
         if (event.type === 'message_stop') stopped = true;
       }
       return stopped;
@@ -199,6 +205,7 @@ async function call(clients: Clients, format: Format, model: string, stream: boo
       if (!stream) return (await genai.models.generateContent({ model, contents: text })).candidates?.[0]?.finishReason !== undefined;
       let finished = false;
       for await (const chunk of await genai.models.generateContentStream({ model, contents: text })) {
+        onEvent();
         if (chunk.candidates?.[0]?.finishReason !== undefined) finished = true;
       }
       return finished;
@@ -232,9 +239,18 @@ function planOf(index: number): Pick<Outcome, 'tenant' | 'format' | 'model' | 's
 async function send(clients: Record<'big' | 'small', Clients>, index: number): Promise<Outcome> {
   const plan = planOf(index);
   const startedAt = performance.now();
+  let firstEventAt: number | undefined;
   try {
-    const ok = await call(clients[plan.tenant], plan.format, plan.model, plan.stream, promptFor(index, plan.stream));
-    return { index, ...plan, startedAt, endedAt: performance.now(), ok, ...(ok ? {} : { error: 'answer ended without its completion marker' }) };
+    const ok = await call(clients[plan.tenant], plan.format, plan.model, plan.stream, promptFor(index, plan.stream), () => (firstEventAt ??= performance.now()));
+    return {
+      index,
+      ...plan,
+      startedAt,
+      endedAt: performance.now(),
+      ok,
+      ...(firstEventAt === undefined ? {} : { firstEventAt }),
+      ...(ok ? {} : { error: 'answer ended without its completion marker' }),
+    };
   } catch (error) {
     const status = statusOf(error);
     return {
@@ -243,6 +259,7 @@ async function send(clients: Record<'big' | 'small', Clients>, index: number): P
       startedAt,
       endedAt: performance.now(),
       ok: false,
+      ...(firstEventAt === undefined ? {} : { firstEventAt }),
       ...(status === undefined ? {} : { status }),
       error: `${(error as Error).constructor.name}: ${(error as Error).message}`.slice(0, 300),
     };
@@ -503,6 +520,8 @@ interface ScenarioResult {
   drainProbeSent: boolean;
   /** SIGKILL only: when the victim router's Redis stalled, before the kill. */
   stallAt?: number;
+  /** Log lines of ingresses whose rate-limit store was unreachable (the onStoreFailure policy took over). */
+  limiterDegraded: string[];
 }
 
 /** Starts a cluster, runs the load with `signal` sent to router `victim` and ingress `victim` midway, then reads usage. */
@@ -567,6 +586,12 @@ async function runScenario(cluster: Cluster, signal: 'SIGTERM' | 'SIGKILL', vict
     drainProbe: probe,
     drainProbeSent: signal === 'SIGTERM',
     ...(stallAt === undefined ? {} : { stallAt }),
+    limiterDegraded: cluster.ingresses.flatMap((process) =>
+      process
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('rate-limit store unreachable')),
+    ),
   };
 }
 
@@ -616,11 +641,17 @@ function commonChecks(result: () => ScenarioResult) {
     expect(small.length).toBeGreaterThan(2 * SMALL_RPM);
     const windowMs = Math.max(...small.map((outcome) => outcome.endedAt)) - Math.min(...small.map((outcome) => outcome.startedAt));
     // GCRA with burst = limit: at most limit + w·limit/60 s in any window of w (libs/ratelimit README).
-    const bound = SMALL_RPM + Math.floor((windowMs * SMALL_RPM) / 60_000);
-    expect(small.filter((outcome) => outcome.ok).length).toBeLessThanOrEqual(bound);
+    const exact = SMALL_RPM + Math.floor((windowMs * SMALL_RPM) / 60_000);
+    // If an ingress's Redis call timed out (250 ms, e.g. a starved event loop), the documented
+    // `open` policy counts per process until Redis answers: then each ingress has its own window.
+    const { limiterDegraded } = result();
+    const bound = limiterDegraded.length === 0 ? exact : exact * INGRESSES;
+    if (limiterDegraded.length > 0) console.warn(`rate-limit store degraded during the load; per-ingress bound ${bound} applies`);
+    const why = `bound ${bound}; limiter degraded: ${limiterDegraded.length === 0 ? 'never' : limiterDegraded.slice(0, 3).join('\n')}`;
+    expect(small.filter((outcome) => outcome.ok).length, why).toBeLessThanOrEqual(bound);
     expect(small.filter((outcome) => outcome.status === 429).length).toBeGreaterThan(0);
     const counted = [...usage.small.values()].reduce((sum, row) => sum + row.requests, 0);
-    expect(counted).toBeLessThanOrEqual(bound);
+    expect(counted, why).toBeLessThanOrEqual(bound);
   });
 
   it('should never hand a client a truncated answer as a success: every failure is an error the SDK raised', () => {
@@ -669,8 +700,11 @@ describe('horizontal scale: SIGTERM drains one router and one ingress under load
         readError: undefined,
       });
     }
-    const inFlight = outcomes.filter((outcome) => outcome.startedAt < signalAt && outcome.endedAt > signalAt && outcome.status !== 429);
-    expect(inFlight.filter((outcome) => !outcome.ok), describeOutcomes(inFlight)).toEqual([]);
+    // Load streams already streaming when the signal came (a request merely started by the SDK
+    // may still be unsent: that is the kept-alive connection race, checked below).
+    const streaming = outcomes.filter((outcome) => outcome.firstEventAt !== undefined && outcome.firstEventAt < signalAt && outcome.endedAt > signalAt);
+    expect(streaming.length).toBeGreaterThan(0);
+    expect(streaming.filter((outcome) => !outcome.ok), describeOutcomes(streaming)).toEqual([]);
     for (const exit of victimExits) {
       expect(exit.code).toBe(0);
       expect(exit.at - signalAt).toBeLessThan(GRACE_MS);
@@ -699,11 +733,15 @@ describe('horizontal scale: SIGTERM drains one router and one ingress under load
     expect(typeof body.error?.type).toBe('string');
   });
 
-  it('should fail at most the one request each kept-alive connection to the drained ingress was about to send, with a connection error or a 503', () => {
+  // A request an SDK sends on a kept-alive connection just as the drained ingress closes it (idle
+  // at the signal) is lost on the wire: the client sees a connection error. Inherent to closing
+  // a listener without a preStop delay (docs/operations.md), so bounded, not forbidden: at most
+  // one per connection open to that ingress, and never anything but a connection error.
+  it('should fail at most the one request each kept-alive connection to the drained ingress was about to send, with a connection error', () => {
     const { outcomes, signalAt, ingressOpenAtSignal } = result;
-    const failedAfter = outcomes.filter((outcome) => outcome.startedAt >= signalAt && !outcome.ok && outcome.status !== 429);
-    expect(failedAfter.length, describeOutcomes(failedAfter)).toBeLessThanOrEqual(ingressOpenAtSignal);
-    for (const outcome of failedAfter) expect(outcome.status === undefined || outcome.status === 503, describeOutcomes([outcome])).toBe(true);
+    const failed = outcomes.filter((outcome) => outcome.endedAt > signalAt && !outcome.ok && outcome.status !== 429);
+    expect(failed.length, describeOutcomes(failed)).toBeLessThanOrEqual(ingressOpenAtSignal);
+    for (const outcome of failed) expect(outcome.status, describeOutcomes([outcome])).toBeUndefined();
   });
 
   it('should serve every request after the drain through the surviving router and ingress', () => {
@@ -799,11 +837,12 @@ describe('horizontal scale: SIGKILL one router and one ingress under load', () =
     expect(big.filter((outcome) => !outcome.ok), describeOutcomes(big)).toEqual([]);
   });
 
-  it('should fail only requests the dead processes held: a bounded number, each a connection error or an error in the client format', () => {
+  it('should fail only requests the dead processes held: a bounded number, each a connection error or a server error', () => {
     const { outcomes, signalAt, ingressOpenAtSignal, routerInflightAtSignal } = result;
-    const failedAfter = outcomes.filter((outcome) => outcome.startedAt >= signalAt && !outcome.ok && outcome.status !== 429);
-    expect(failedAfter.length, describeOutcomes(failedAfter)).toBeLessThanOrEqual(ingressOpenAtSignal);
-    const failedInFlight = outcomes.filter((outcome) => outcome.startedAt < signalAt && outcome.endedAt > signalAt && !outcome.ok);
-    expect(failedInFlight.length, describeOutcomes(failedInFlight)).toBeLessThanOrEqual(ingressOpenAtSignal + routerInflightAtSignal);
+    // Lost with the dead ingress: what its connections carried or were about to carry. Lost with
+    // the dead router: what it was serving (a stream cut mid-answer ends with an error event).
+    const failed = outcomes.filter((outcome) => outcome.endedAt > signalAt && !outcome.ok && outcome.status !== 429);
+    expect(failed.length, describeOutcomes(failed)).toBeLessThanOrEqual(ingressOpenAtSignal + routerInflightAtSignal);
+    for (const outcome of failed) expect(outcome.status === undefined || outcome.status >= 500, describeOutcomes([outcome])).toBe(true);
   });
 });
