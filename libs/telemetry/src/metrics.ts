@@ -71,7 +71,7 @@ export class Metrics {
     });
     this.upstreamDuration = new Histogram({
       name: 'switchyard_upstream_duration_seconds',
-      help: 'Upstream call duration by provider.',
+      help: 'Upstream attempt duration by provider: from sending the request to the response headers (or the failure).',
       labelNames: ['provider'],
       buckets: LATENCY_BUCKETS,
       registers,

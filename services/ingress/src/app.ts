@@ -44,6 +44,6 @@ export function buildIngress(options: IngressOptions): FastifyInstance {
   registerAuthenticate(app, options.catalog);
   registerAdmission(app, { limiter: options.limiter, metrics: options.metrics });
   registerModelRoutes(app, options.catalog);
-  registerForwardedRoutes(app, options.forward, options.tracer);
+  registerForwardedRoutes(app, options.forward, { tracer: options.tracer, metrics: options.metrics });
   return app;
 }

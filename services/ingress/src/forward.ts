@@ -13,6 +13,7 @@ import {
   SpanKind,
   SpanStatusCode,
   withSpan,
+  type Metrics,
   type Tracer,
 } from '@switchyard/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -21,7 +22,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * Hands the raw body to a router and lets it write the answer straight to the client socket.
  * The upstream call is aborted as soon as the client goes away.
  */
-export function forward(tracer: Tracer, handler: RouteHandler, request: FastifyRequest, reply: FastifyReply, route: Route): Promise<void> {
+export function forward(
+  telemetry: { tracer: Tracer; metrics: Metrics },
+  handler: RouteHandler,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  route: Route,
+): Promise<void> {
+  const { tracer, metrics } = telemetry;
   // The trace starts here (or continues the client's traceparent) and reaches the router in headers.
   return withSpan(
     tracer,
@@ -32,7 +40,12 @@ export function forward(tracer: Tracer, handler: RouteHandler, request: FastifyR
       [ATTR_SWITCHYARD_REQUEST_ID]: request.id,
     },
     async (span) => {
-      await forwardToRouter(handler, request, reply, route);
+      metrics.inflight.inc({ target: 'ingress' });
+      try {
+        await forwardToRouter(handler, request, reply, route);
+      } finally {
+        metrics.inflight.dec({ target: 'ingress' });
+      }
       const status = reply.raw.statusCode;
       span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
       if (status >= 500) {

@@ -108,6 +108,10 @@ export function createRouter(options: RouterOptions): Router {
     onTranslation: (pair: string, seconds: number) => metrics.translationDuration.observe({ pair }, seconds),
     onRetry: (providerId: string) => metrics.retries.inc({ provider: providerId }),
     onFallback: (model: string) => metrics.fallbacks.inc({ model: metrics.model(model) }),
+    onAttempt: (provider: string, seconds: number, errorKind: string | undefined) => {
+      metrics.upstreamDuration.observe({ provider }, seconds);
+      if (errorKind !== undefined) metrics.upstreamErrors.inc({ provider, kind: errorKind });
+    },
     tracer,
   };
 
@@ -174,9 +178,6 @@ export function createRouter(options: RouterOptions): Router {
     } catch (error) {
       failure = toGatewayError(error);
       if (failure.kind === 'internal') logger.error({ err: failure.cause ?? failure, requestId }, 'request failed');
-      if (exchange !== undefined && failure.kind !== 'client_closed') {
-        metrics.upstreamErrors.inc({ provider: exchange.endpoint.providerId, kind: failure.kind });
-      }
       writeError(response, clientFormat, failure, requestId);
       outcome = { status: failure.status, usage: { inputTokens: 0, outputTokens: 0 }, ...(model === undefined ? {} : { model }) };
     } finally {
@@ -282,7 +283,6 @@ export function createRouter(options: RouterOptions): Router {
     if (outcome.firstByteAt !== undefined) {
       metrics.timeToFirstToken.observe({ format, upstream: upstreamProtocol, model, stream }, (outcome.firstByteAt - request.receivedAt) / 1000);
     }
-    if (exchange !== undefined) metrics.upstreamDuration.observe({ provider: exchange.endpoint.providerId }, seconds);
     const tenant = metrics.tenant(request.identity.tenantId);
     metrics.tenantRequests.inc({ tenant, status_class: `${Math.floor(outcome.status / 100)}xx` });
     const usage = outcome.usage;

@@ -1,16 +1,16 @@
 import { GatewayError } from '@switchyard/canonical';
 import { parseGenerateContentTarget, type Route } from '@switchyard/formats';
 import type { RouteHandler } from '@switchyard/router-client';
-import type { Tracer } from '@switchyard/telemetry';
+import type { Metrics, Tracer } from '@switchyard/telemetry';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forward } from '../forward.ts';
 import type { IngressRouteConfig } from '../plugins/request-context.ts';
 
 /** Every route whose answer comes from a router. The route is fixed by the path; bodies stay raw. */
-export function registerForwardedRoutes(app: FastifyInstance, handler: RouteHandler, tracer: Tracer): void {
+export function registerForwardedRoutes(app: FastifyInstance, handler: RouteHandler, telemetry: { tracer: Tracer; metrics: Metrics }): void {
   const fixed = (config: IngressRouteConfig & { format: Route['format'] }) => ({
     config: { ingress: config },
-    handler: (request: FastifyRequest, reply: FastifyReply) => forward(tracer, handler, request, reply, { format: config.format, operation: config.operation }),
+    handler: (request: FastifyRequest, reply: FastifyReply) => forward(telemetry, handler, request, reply, { format: config.format, operation: config.operation }),
   });
 
   app.post('/v1/chat/completions', fixed({ format: 'chat-completions', operation: 'generate' }));
@@ -22,7 +22,7 @@ export function registerForwardedRoutes(app: FastifyInstance, handler: RouteHand
   const byId = (operation: 'response-get' | 'response-delete') => ({
     config: { ingress: { format: 'responses' as const, operation } },
     handler: (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
-      forward(tracer, handler, request, reply, { format: 'responses', operation, resourceId: request.params.id }),
+      forward(telemetry, handler, request, reply, { format: 'responses', operation, resourceId: request.params.id }),
   });
   app.get('/v1/responses/:id', byId('response-get'));
   app.delete('/v1/responses/:id', byId('response-delete'));
@@ -36,7 +36,7 @@ export function registerForwardedRoutes(app: FastifyInstance, handler: RouteHand
       if (route === undefined) {
         throw new GatewayError('not_found', `Unknown method in models/${request.params.target}.`);
       }
-      return forward(tracer, handler, request, reply, route);
+      return forward(telemetry, handler, request, reply, route);
     },
   };
   app.post('/v1beta/models/:target', generateContent);

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { GatewayError, type CanonicalUsage } from '@switchyard/canonical';
+import { errorKindForStatus, GatewayError, type CanonicalUsage } from '@switchyard/canonical';
 import type { CatalogIndex, ModelRecord } from '@switchyard/catalog-client';
 import type { UpstreamClient, UpstreamEndpoint } from '@switchyard/providers';
 import type { Dispatcher } from 'undici';
@@ -40,6 +40,8 @@ export interface GenerateDependencies {
   onTranslation(pair: string, seconds: number): void;
   onRetry(providerId: string): void;
   onFallback(model: string): void;
+  /** One upstream attempt ended (response headers or failure): its duration, and its error kind if it failed. */
+  onAttempt(providerId: string, seconds: number, errorKind: string | undefined): void;
   tracer: Tracer;
 }
 
@@ -96,7 +98,11 @@ export async function serveGenerate(
         `POST ${exchange.endpoint.providerId}`,
         { [ATTR_SERVER_ADDRESS]: exchange.endpoint.origin, [ATTR_SWITCHYARD_DEPLOYMENT]: key, [ATTR_SWITCHYARD_ATTEMPT]: attempt + 1 },
         async (span) => {
+          const started = performance.now();
           const attempted = await attemptOnce(dependencies, exchange, prepared, key, deadline, circuitPolicy(model));
+          const errorKind =
+            attempted.kind === 'retry' ? attempted.error.kind : attempted.upstream.statusCode >= 400 ? errorKindForStatus(attempted.upstream.statusCode) : undefined;
+          dependencies.onAttempt(exchange.endpoint.providerId, (performance.now() - started) / 1000, errorKind);
           span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, attempted.kind === 'answer' ? attempted.upstream.statusCode : attempted.error.status);
           if (attempted.kind === 'retry') recordSpanError(span, attempted.error);
           else if (attempted.upstream.statusCode >= 400) span.setAttribute(ATTR_ERROR_TYPE, String(attempted.upstream.statusCode));
