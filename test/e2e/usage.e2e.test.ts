@@ -12,6 +12,8 @@ const ADMIN_TOKEN = 'usage-admin-token-0123456789abcdef';
 const UPSTREAM_KEY = 'upstream-secret-usage-e2e-0123456789';
 const KEYS = { 'key-one': 'sk-sy-usage-e2e-key-one-0123456789abcd', 'key-two': 'sk-sy-usage-e2e-key-two-0123456789abcd' } as const;
 type KeyId = keyof typeof KEYS;
+/** A second tenant, for the failed-stream probe: its usage stays out of the main run's totals. */
+const PROBE_KEY = 'sk-sy-usage-e2e-probe-key-0123456789ab';
 
 /**
  * Every request carries this client-chosen id: the pipeline is idempotent by request id, so a
@@ -23,11 +25,12 @@ const CONCURRENCY = 20;
 /** After this many answers the worker is SIGKILLed and a new one started. */
 const KILL_AFTER = REQUESTS / 2;
 /**
- * Bounded wait for the aggregates to catch up. Jobs the killed worker held are taken over by
- * the new worker's stalled-job check once their lock expires (BullMQ's lockDuration, 30 s,
- * checked every 30 s), so the worst case is about a minute.
+ * Bounded wait, from the kill, for the aggregates to catch up. Jobs the killed worker held stay
+ * active until BullMQ's stalled-job check (every 30 s, queue-wide, so the new worker's first one
+ * is skipped) has seen them twice and their lock (30 s) has expired: about a minute after the
+ * new worker starts. This wait is most of the file's run time.
  */
-const DRAIN_LIMIT_MS = 70_000;
+const DRAIN_LIMIT_MS = 75_000;
 
 /** Prices in micros (millionths of a USD) per million tokens, as the config below sets them. */
 const PRICES = {
@@ -107,6 +110,9 @@ describe('usage pipeline: exact counts through a worker crash and a redelivery (
   const failures: string[] = [];
   const startedAt = Date.now();
   let killedWorkerExit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  let killedAt = 0;
+  /** Jobs the killed worker held: active, with nobody left to finish them. */
+  const abandoned: string[] = [];
 
   beforeAll(async () => {
     const started = <T extends SwitchyardProcess>(process: T): T => {
@@ -140,9 +146,12 @@ tenants:
     keys:
       - { id: key-one, key: \${KEY_ONE} }
       - { id: key-two, key: \${KEY_TWO} }
+  - id: probe
+    keys:
+      - { id: probe-key, key: \${PROBE_KEY} }
 `,
     );
-    const env = { REDIS_URL: redis.url, UPSTREAM_KEY, KEY_ONE: KEYS['key-one'], KEY_TWO: KEYS['key-two'] };
+    const env = { REDIS_URL: redis.url, UPSTREAM_KEY, KEY_ONE: KEYS['key-one'], KEY_TWO: KEYS['key-two'], PROBE_KEY };
     catalog = started(await startSwitchyard('catalog', { port: await getFreePort(), config, env: { ...env, SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN } }));
     // Router, ingress and worker need only the catalog (ingress takes the router's address, not its readiness).
     const [routerPort, ingressPort, workerPort] = [await getFreePort(), await getFreePort(), await getFreePort()];
@@ -212,34 +221,57 @@ tenants:
     return { requestId, format, model, keyId, stream, status: 200, ...seen };
   };
 
-  /** SIGKILL the worker (no drain, jobs in flight abandoned) and start a new one. */
+  /**
+   * SIGKILL the worker (no drain) at a moment it holds jobs, so they are abandoned mid-flight,
+   * then start a new one. The worker is frozen (SIGSTOP) while its active jobs are read, so what
+   * it holds cannot finish between the look and the kill; tried for at most 3 s.
+   */
   const crashAndReplaceWorker = async () => {
     const exited = once(worker.child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    for (const started = Date.now(); Date.now() - started < 3_000; ) {
+      worker.child.kill('SIGSTOP');
+      const held = (await queue.getActive()).map((job) => job.id ?? '');
+      if (held.length > 0) {
+        abandoned.push(...held);
+        break;
+      }
+      worker.child.kill('SIGCONT');
+      await sleep(10);
+    }
     worker.kill();
+    killedAt = Date.now();
     const [code, signal] = await exited;
     killedWorkerExit = { code, signal };
     worker = await startSwitchyard('worker', { port: await getFreePort(), env: { REDIS_URL: redis.url } });
     processes.push(worker);
   };
 
-  it(`should answer ${REQUESTS} requests while the worker is killed and replaced midway`, async () => {
+  it(`should answer ${REQUESTS} requests while the worker is SIGKILLed and replaced midway`, async () => {
     let next = 0;
     let done = 0;
-    let replacement: Promise<void> | undefined;
+    let crash: Promise<void> | undefined;
+    let answeredAfterKill = 0;
     const lane = async () => {
       while (next < REQUESTS) {
+        // The last quarter waits for the new worker, so the kill happens midway, traffic flowing.
+        if (next >= (REQUESTS * 3) / 4) await crash;
         const index = next++;
         try {
           answered.push(await send(index));
+          if (killedAt > 0) answeredAfterKill++;
         } catch (error) {
           failures.push(String(error));
         }
         done++;
-        if (done === KILL_AFTER) replacement = crashAndReplaceWorker();
+        if (done === KILL_AFTER) crash = crashAndReplaceWorker();
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-    await replacement;
+    await crash;
+    expect(killedAt).toBeGreaterThan(0);
+    expect(answeredAfterKill).toBeGreaterThanOrEqual(REQUESTS / 4);
+    // The kill left jobs in flight: their redelivery to the new worker is part of what is checked below.
+    expect(abandoned.length).toBeGreaterThan(0);
     expect(failures).toEqual([]);
     expect(answered).toHaveLength(REQUESTS);
     expect(new Set(answered.map((answer) => answer.requestId)).size).toBe(REQUESTS);
@@ -283,7 +315,7 @@ tenants:
   it('should aggregate exactly the answered requests, their tokens and their cost', async () => {
     // Drained: every answered request counted and the queue idle, so nothing (a stalled job of the
     // killed worker taken over by the new one, say) can still add to the totals.
-    const deadline = Date.now() + DRAIN_LIMIT_MS;
+    const deadline = killedAt + DRAIN_LIMIT_MS;
     let counted = await totalRequests();
     let pending = await pendingJobs(queue);
     while ((counted < answered.length || pending > 0) && Date.now() < deadline) {
@@ -308,6 +340,12 @@ tenants:
       }
     }
 
+    // The jobs the killed worker abandoned were taken over and finished by the new one.
+    for (const id of abandoned) {
+      const job = await queue.getJob(id);
+      expect(job?.stalledCounter).toBeGreaterThanOrEqual(1);
+      expect(job?.finishedOn).toBeGreaterThan(killedAt);
+    }
     const expected = totalsOf(answered);
     expect(expected.requests).toBe(REQUESTS);
     expect(expected.errors).toBe(REQUESTS / 25);
@@ -322,7 +360,7 @@ tenants:
     expect(overall).toEqual(expected);
     // Rounded once per request, not once per total: the half-micro cached tokens tell the two apart.
     expect(expected.costMicros).not.toBe(Math.round(answered.reduce((sum, answer) => sum + unroundedCost(answer), 0)));
-  }, DRAIN_LIMIT_MS + 15_000);
+  }, DRAIN_LIMIT_MS + 10_000);
 
   it('should group usage by model and by key', async () => {
     const byModel = await usage('groupBy=model');
@@ -346,13 +384,7 @@ tenants:
     expect(await response.json()).toEqual({ data: [] });
   });
 
-  // BUG (services/router/src/create-router.ts, emitUsage): when serveGenerate throws — an upstream
-  // error translated for a client of another format, retries or deployments exhausted, a timeout —
-  // `exchange` is never assigned, so the event says model 'unknown' (and stream: false, no
-  // provider/upstreamProtocol) instead of the public model the client asked for. Failed requests
-  // then pile up in an 'unknown' row of groupBy=model. Same-format upstream errors are relayed
-  // with their exchange and are attributed correctly.
-  it.fails('should count a failed request under the model it asked for (bug: cross-format upstream errors are counted under model "unknown")', async () => {
+  it('should count a failed request under the model it asked for, same format or translated', async () => {
     const failed = answered.filter((answer) => answer.status >= 400);
     expect(failed.length).toBe(REQUESTS / 25);
     for (const answer of failed) {
@@ -364,6 +396,52 @@ tenants:
     for (const row of byModel) expect(pickTotals(row)).toEqual(totalsOf(answered.filter((answer) => answer.model === row.model)));
   });
 
+  // BUG (services/router/src/create-router.ts, emitUsage): the event's `stream` is
+  // `exchange?.canonical.stream === true`, and `exchange` is unset whenever serveGenerate throws
+  // (an upstream error translated for a client of another format, retries or deployments
+  // exhausted, a timeout). A streamed request that fails that way is counted with stream: false,
+  // so `streamRequests` ("requests the client asked to stream") misses it; same-format upstream
+  // errors are relayed with their exchange and counted right. (The model of such failures was
+  // fixed in 3c67ed7; the stream flag and provider/upstreamProtocol are still lost.)
+  it.fails('should count a failed streamed request as a stream request (bug: translated upstream errors are counted with stream: false)', async () => {
+    const cases = [
+      { format: 'chat-completions', model: 'priced-chat' },
+      { format: 'chat-completions', model: 'priced-messages' },
+      { format: 'messages', model: 'priced-chat' },
+      { format: 'messages', model: 'priced-messages' },
+    ] as const;
+    const requestIds: string[] = [];
+    for (const { format, model } of cases) {
+      const text = 'Please fail [[sim:fail_status=400]]';
+      const response =
+        format === 'chat-completions'
+          ? await fetch(`${ingress.url}/v1/chat/completions`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${PROBE_KEY}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: text }] }),
+            })
+          : await fetch(`${ingress.url}/v1/messages`, {
+              method: 'POST',
+              headers: { 'x-api-key': PROBE_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+              body: JSON.stringify({ model, stream: true, max_tokens: 16, messages: [{ role: 'user', content: text }] }),
+            });
+      await response.text();
+      expect(response.status).toBe(400);
+      requestIds.push(response.headers.get('x-request-id') ?? '');
+    }
+    const events = await Promise.all(requestIds.map(async (id) => (await finishedJob(queue, usageJobId(id))).data as Record<string, unknown>));
+    expect(events.map((event) => ({ format: event.format, model: event.model, stream: event.stream, status: event.status }))).toEqual(
+      cases.map(({ format, model }) => ({ format, model, stream: true, status: 400 })),
+    );
+    const range = `from=${utcDay(startedAt - 86_400_000)}&to=${utcDay(Date.now())}`;
+    const rows = (await (await fetch(`${catalog.url}/admin/v1/usage?tenant=probe&groupBy=key&${range}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as {
+      data: Row[];
+    };
+    expect(rows.data.map((row) => ({ requests: row.requests, errors: row.errors, streamRequests: row.streamRequests }))).toEqual([
+      { requests: 4, errors: 4, streamRequests: 4 },
+    ]);
+  });
+
   it('should expose the usage queue depth on the worker /metrics', async () => {
     const metrics = await (await fetch(`${worker.url}/metrics`)).text();
     expect(metrics).toMatch(/^# TYPE switchyard_usage_queue_depth gauge$/m);
@@ -372,7 +450,7 @@ tenants:
 
   it('should never write a key to any output', () => {
     const output = processes.map((process) => process.output()).join('\n');
-    for (const secret of [...Object.values(KEYS), UPSTREAM_KEY, ADMIN_TOKEN]) expect(output).not.toContain(secret);
+    for (const secret of [...Object.values(KEYS), PROBE_KEY, UPSTREAM_KEY, ADMIN_TOKEN]) expect(output).not.toContain(secret);
   });
 });
 
