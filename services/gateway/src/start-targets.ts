@@ -30,6 +30,8 @@ import { Queue } from 'bullmq';
 import { queryUsage, startWorker } from '@switchyard/worker';
 import Fastify, { type FastifyPluginAsync } from 'fastify';
 import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { CliOptions } from './parse-arguments.ts';
 
 /** A started target: what SIGTERM needs to drain it. */
@@ -165,6 +167,7 @@ async function serve(
   terminate: () => void = () => {},
 ): Promise<Running> {
   resources.add(app);
+  const idle = trackIdleSockets(app);
   const address = await app.listen({ port: options.port, host: options.host });
   logger.info({ address }, `${options.target} listening`);
   return {
@@ -173,12 +176,41 @@ async function serve(
     close: async () => {
       // A connection busy with a stream when the drain began is idle once it ends; close it
       // then instead of waiting for the client's keep-alive timeout.
-      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      // Node counts a connection that never sent a request as busy; those are closed too.
+      const sweep = setInterval(() => {
+        app.server.closeIdleConnections();
+        idle.destroyUnused();
+      }, 100);
       try {
         await resources.close();
       } finally {
         clearInterval(sweep);
       }
+    },
+  };
+}
+
+/**
+ * Connections with no request in progress, which a drain may close: Node's own
+ * closeIdleConnections misses sockets that were opened but never sent a request (health
+ * checks, pre-opened client pools), and the drain would then wait its whole grace period.
+ */
+function trackIdleSockets(app: FastifyInstance): { destroyUnused(): void } {
+  const active = new Map<Socket, number>();
+  app.server.on('connection', (socket: Socket) => {
+    active.set(socket, 0);
+    socket.once('close', () => active.delete(socket));
+  });
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    active.set(socket, (active.get(socket) ?? 0) + 1);
+    response.once('close', () => {
+      if (active.has(socket)) active.set(socket, Math.max(0, (active.get(socket) ?? 1) - 1));
+    });
+  });
+  return {
+    destroyUnused() {
+      for (const [socket, requests] of active) if (requests === 0) socket.destroy();
     },
   };
 }
