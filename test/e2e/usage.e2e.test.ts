@@ -333,7 +333,7 @@ tenants:
       for (const [offset, job] of jobs.entries()) {
         const answer = answered[start + offset];
         expect(job?.data).toMatchObject({ requestId: answer?.requestId, tenantId: 'metered', keyId: answer?.keyId, status: answer?.status });
-        // The model of failed requests: see the it.fails test below.
+        // The model and stream flag of failed requests: see the test below.
         if (answer?.status === 200) expect(job?.data).toMatchObject({ model: answer.model, format: answer.format, stream: answer.stream });
         expect(job?.finishedOn).toBeGreaterThan(0);
         expect(job?.failedReason ?? '').toBe('');
@@ -396,14 +396,9 @@ tenants:
     for (const row of byModel) expect(pickTotals(row)).toEqual(totalsOf(answered.filter((answer) => answer.model === row.model)));
   });
 
-  // BUG (services/router/src/create-router.ts, emitUsage): the event's `stream` is
-  // `exchange?.canonical.stream === true`, and `exchange` is unset whenever serveGenerate throws
-  // (an upstream error translated for a client of another format, retries or deployments
-  // exhausted, a timeout). A streamed request that fails that way is counted with stream: false,
-  // so `streamRequests` ("requests the client asked to stream") misses it; same-format upstream
-  // errors are relayed with their exchange and counted right. (The model of such failures was
-  // fixed in 3c67ed7; the stream flag and provider/upstreamProtocol are still lost.)
-  it.fails('should count a failed streamed request as a stream request (bug: translated upstream errors are counted with stream: false)', async () => {
+  // Regression: a request that fails before an exchange exists (a translated upstream error,
+  // deployments exhausted, a timeout) keeps the model and stream flag it asked for.
+  it('should count a failed streamed request as a stream request, translated upstream errors included', async () => {
     const cases = [
       { format: 'chat-completions', model: 'priced-chat' },
       { format: 'chat-completions', model: 'priced-messages' },

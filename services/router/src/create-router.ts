@@ -136,6 +136,7 @@ export function createRouter(options: RouterOptions): Router {
     let outcome: ExchangeOutcome | undefined;
     // Known once the body is decoded, so a failed request is still counted under its model.
     let model: string | undefined;
+    let stream = false;
     let failure: GatewayError | undefined;
     try {
       const index = catalog.current();
@@ -143,6 +144,7 @@ export function createRouter(options: RouterOptions): Router {
         case 'generate': {
           const prepared = await prepareRequest(request, index, responseStore, signatureStore);
           model = prepared.canonical.model;
+          stream = prepared.canonical.stream;
           const served = await serveGenerate(dependencies, prepared, index, response);
           exchange = served.exchange;
           outcome = served;
@@ -179,7 +181,7 @@ export function createRouter(options: RouterOptions): Router {
       failure = toGatewayError(error);
       if (failure.kind === 'internal') logger.error({ err: failure.cause ?? failure, requestId }, 'request failed');
       writeError(response, clientFormat, failure, requestId);
-      outcome = { status: failure.status, usage: { inputTokens: 0, outputTokens: 0 }, ...(model === undefined ? {} : { model }) };
+      outcome = { status: failure.status, usage: { inputTokens: 0, outputTokens: 0 }, stream, ...(model === undefined ? {} : { model }) };
     } finally {
       metrics.inflight.dec({ target: 'router' });
     }
@@ -229,7 +231,7 @@ export function createRouter(options: RouterOptions): Router {
       format: request.route.format,
       model,
       status: outcome.status,
-      stream: exchange?.canonical.stream === true,
+      stream: exchange?.canonical.stream ?? outcome.stream === true,
       ...tokens,
       estimated: usage.estimated === true,
       latencyMs: performance.now() - request.receivedAt,

@@ -40,6 +40,10 @@ export function startWorker(options: StartWorkerOptions): UsageWorker {
   const worker = new Worker(queueName, processor, {
     connection: { url: options.redisUrl, maxRetriesPerRequest: null },
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+    // Jobs take milliseconds: a short lock lets a new worker take over a crashed one's jobs in
+    // seconds instead of BullMQ's default minute.
+    lockDuration: 10_000,
+    stalledInterval: 5_000,
     removeOnComplete: USAGE_JOB_OPTIONS.removeOnComplete,
     removeOnFail: USAGE_JOB_OPTIONS.removeOnFail,
   });

@@ -33,6 +33,8 @@ export interface ExchangeOutcome {
   firstByteAt?: number;
   /** The complete answer, when there was one. */
   answer?: CanonicalResponse;
-  /** The public model, for operations without an exchange (embeddings). */
+  /** The public model, for operations without an exchange (embeddings, failures before one). */
   model?: string;
+  /** Whether the client asked for a stream, when no exchange says so (failures before one). */
+  stream?: boolean;
 }
