@@ -1,28 +1,13 @@
 import { asArray, asNumber, asObject, asString, asStringList } from './json-access.ts';
 import type { JsonObject } from './json-access.ts';
+import { readContentParts, type ContentReading } from './read-content-parts.ts';
 import { emptySimulationRequest } from './simulation-request.ts';
 import type { SimulationRequest, ToolMode } from './simulation-request.ts';
 
 const MEDIA_PART_TYPES = new Set(['image_url', 'input_audio', 'file']);
 
-interface ContentReading {
-  text: string;
-  media: number;
-}
-
-/** `content` is a string or a list of parts; only text parts carry text. */
 function readContent(content: unknown): ContentReading {
-  if (typeof content === 'string') return { text: content, media: 0 };
-  let text = '';
-  let media = 0;
-  for (const part of asArray(content)) {
-    const object = asObject(part);
-    if (object === undefined) continue;
-    const partText = asString(object.text) ?? asString(object.refusal);
-    if (partText !== undefined) text += text === '' ? partText : ' ' + partText;
-    else if (MEDIA_PART_TYPES.has(asString(object.type) ?? '')) media += 1;
-  }
-  return { text, media };
+  return readContentParts(content, MEDIA_PART_TYPES);
 }
 
 function readToolChoice(request: SimulationRequest, toolChoice: unknown): void {

@@ -1,28 +1,13 @@
 import { asArray, asNumber, asObject, asString } from './json-access.ts';
 import type { JsonObject } from './json-access.ts';
+import { readContentParts, type ContentReading } from './read-content-parts.ts';
 import { emptySimulationRequest } from './simulation-request.ts';
 import type { SimulationRequest } from './simulation-request.ts';
 
 const MEDIA_PART_TYPES = new Set(['input_image', 'input_file', 'input_audio']);
 
-interface ContentReading {
-  text: string;
-  media: number;
-}
-
-/** Message content and function_call_output `output`: a string or a list of parts. */
 function readContent(content: unknown): ContentReading {
-  if (typeof content === 'string') return { text: content, media: 0 };
-  let text = '';
-  let media = 0;
-  for (const part of asArray(content)) {
-    const object = asObject(part);
-    if (object === undefined) continue;
-    const partText = asString(object.text) ?? asString(object.refusal);
-    if (partText !== undefined) text += text === '' ? partText : ' ' + partText;
-    else if (MEDIA_PART_TYPES.has(asString(object.type) ?? '')) media += 1;
-  }
-  return { text, media };
+  return readContentParts(content, MEDIA_PART_TYPES);
 }
 
 function readToolChoice(request: SimulationRequest, toolChoice: unknown): void {
