@@ -8,6 +8,10 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['libs/**/*.test.ts', 'services/**/*.test.ts'],
+          // Unit tests that need Redis start a real server and BullMQ workers: on a loaded 2-core
+          // CI machine the first of them can take several seconds.
+          testTimeout: 20_000,
+          hookTimeout: 30_000,
         },
       },
       {
