@@ -71,4 +71,9 @@ describe('parseConfig', () => {
     const config = parseConfig(valid.replace('${UP_KEY}', '${UP_KEY:-fallback}'), 'test.yaml', { ACME_KEY: 'sk-sy-acme-0123456789' });
     expect(config.providers.up?.apiKey).toBe('fallback');
   });
+
+  it('should refuse a limit the limiter cannot count exactly', () => {
+    const problems = problemsOf(valid.replace('rpm: 10', 'rpm: 2000000000'), { UP_KEY: 'x', ACME_KEY: 'sk-sy-acme-0123456789' });
+    expect(problems[0]).toMatch(/^tenants\.0\.limits\.rpm: /);
+  });
 });

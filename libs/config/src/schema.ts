@@ -3,13 +3,16 @@ import { z } from 'zod';
 const protocol = z.enum(['chat-completions', 'responses', 'messages', 'generate-content', 'simulator']);
 const formatProtocol = z.enum(['chat-completions', 'responses', 'messages', 'generate-content']);
 
+/** The limiter's arithmetic is exact up to 1e9 per limit (libs/ratelimit); larger is refused here, not at the first request. */
+const limit = z.number().int().positive().max(1_000_000_000);
+
 const limitSet = z
   .object({
-    rpm: z.number().int().positive().optional(),
-    tpm: z.number().int().positive().optional(),
-    concurrency: z.number().int().positive().optional(),
-    dailyTokens: z.number().int().positive().optional(),
-    monthlyTokens: z.number().int().positive().optional(),
+    rpm: limit.optional(),
+    tpm: limit.optional(),
+    concurrency: limit.optional(),
+    dailyTokens: limit.optional(),
+    monthlyTokens: limit.optional(),
   })
   .strict();
 
