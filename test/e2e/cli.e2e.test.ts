@@ -101,4 +101,31 @@ describe('the switchyard CLI', () => {
     expect(body).not.toContain('[DONE]');
     expect(await exited).toBe(0);
   });
+
+  it("should end a relayed stream with the format's error event when an ingress's grace period runs out", async () => {
+    const config = writeConfig(demoConfig);
+    const catalog = await startSwitchyard('catalog', { port: await getFreePort(), config });
+    const router = await startSwitchyard('router', { port: await getFreePort(), env: { SWITCHYARD_CATALOG_URL: catalog.url } });
+    const ingress = await startSwitchyard('ingress', {
+      port: await getFreePort(),
+      env: { SWITCHYARD_CATALOG_URL: catalog.url, SWITCHYARD_ROUTER_URL: router.url, SWITCHYARD_SHUTDOWN_GRACE_MS: '300' },
+    });
+    try {
+      const response = await fetch(`${ingress.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Too long [[sim:chunk_delay_ms=100,words=60]]' }] }),
+      });
+      const exited = new Promise<number | null>((resolve) => ingress.child.once('exit', (code) => resolve(code)));
+      const text = response.text();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      ingress.child.kill('SIGTERM');
+      const events = (await text).trim().split('\n\n');
+      expect(events.length).toBeGreaterThan(2);
+      expect(events[events.length - 1]).toMatch(/^event: error\ndata: \{"type":"error"/);
+      expect(await exited).toBe(0);
+    } finally {
+      await Promise.all([ingress.stop(), router.stop(), catalog.stop()]);
+    }
+  });
 });

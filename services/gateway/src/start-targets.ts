@@ -1,7 +1,7 @@
 import { buildCatalogApp, createCatalogService, type CatalogService } from '@switchyard/catalog';
 import { createHttpCatalog, type CatalogSource, type GeneratedKey } from '@switchyard/catalog-client';
 import { loadConfig, type SwitchyardConfig } from '@switchyard/config';
-import { buildIngress } from '@switchyard/ingress';
+import { buildIngress, ForwardedRequests } from '@switchyard/ingress';
 import { startSimulator } from '@switchyard/providers';
 import { createMemoryLimiter, createRedisLimiter, type Limiter } from '@switchyard/ratelimit';
 import {
@@ -335,9 +335,11 @@ async function startIngress(options: CliOptions, env: Record<string, string | un
   const catalog = await remoteCatalog(env, logger, resources);
   const forwarder = resources.add(createHttpForwarder({ urls: requireEnv(env, 'SWITCHYARD_ROUTER_URL').split(',') }));
   const limiter = resources.add(limiterFor(env, catalog, metrics, logger));
+  const forwarded = new ForwardedRequests();
   let draining = false;
   const app = buildIngress({
     catalog,
+    forwarded,
     forward: forwarder.handle,
     metrics,
     logger,
@@ -346,7 +348,7 @@ async function startIngress(options: CliOptions, env: Record<string, string | un
     bodyLimit: DEFAULT_BODY_LIMIT,
     isReady: () => !draining && catalog.isReady(),
   });
-  return serve(app, resources, options, logger, () => (draining = true));
+  return serve(app, resources, options, logger, () => (draining = true), () => forwarded.terminateAll());
 }
 
 async function startRouter(options: CliOptions, env: Record<string, string | undefined>, logger: Logger, tracer: Tracer): Promise<Running> {

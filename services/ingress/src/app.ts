@@ -4,6 +4,7 @@ import type { RouteHandler } from '@switchyard/router-client';
 import { registerOpsRoutes, type Logger, type Metrics, type Tracer } from '@switchyard/telemetry';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { ForwardedRequests } from './forwarded-requests.ts';
 import { registerAdmission } from './plugins/admission.ts';
 import { registerAuthenticate } from './plugins/authenticate.ts';
 import { registerErrorHandler } from './plugins/error-handler.ts';
@@ -22,6 +23,8 @@ export interface IngressOptions {
   isReady: () => boolean;
   limiter: Limiter;
   tracer: Tracer;
+  /** Requests being relayed, for the end of a shutdown's grace period (split mode). */
+  forwarded?: ForwardedRequests;
 }
 
 /** The public HTTP surface: authenticate, (admit), forward. Returns the app; main() listens. */
@@ -44,6 +47,10 @@ export function buildIngress(options: IngressOptions): FastifyInstance {
   registerAuthenticate(app, options.catalog);
   registerAdmission(app, { limiter: options.limiter, metrics: options.metrics });
   registerModelRoutes(app, options.catalog);
-  registerForwardedRoutes(app, options.forward, { tracer: options.tracer, metrics: options.metrics });
+  registerForwardedRoutes(app, options.forward, {
+    tracer: options.tracer,
+    metrics: options.metrics,
+    forwarded: options.forwarded ?? new ForwardedRequests(),
+  });
   return app;
 }

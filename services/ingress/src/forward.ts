@@ -17,13 +17,14 @@ import {
   type Tracer,
 } from '@switchyard/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ForwardedRequests } from './forwarded-requests.ts';
 
 /**
  * Hands the raw body to a router and lets it write the answer straight to the client socket.
  * The upstream call is aborted as soon as the client goes away.
  */
 export function forward(
-  telemetry: { tracer: Tracer; metrics: Metrics },
+  telemetry: { tracer: Tracer; metrics: Metrics; forwarded: ForwardedRequests },
   handler: RouteHandler,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -42,7 +43,7 @@ export function forward(
     async (span) => {
       metrics.inflight.inc({ target: 'ingress' });
       try {
-        await forwardToRouter(handler, request, reply, route);
+        await forwardToRouter(handler, request, reply, route, telemetry.forwarded);
       } finally {
         metrics.inflight.dec({ target: 'ingress' });
       }
@@ -57,12 +58,19 @@ export function forward(
   );
 }
 
-async function forwardToRouter(handler: RouteHandler, request: FastifyRequest, reply: FastifyReply, route: Route): Promise<void> {
+async function forwardToRouter(
+  handler: RouteHandler,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  route: Route,
+  forwarded: ForwardedRequests,
+): Promise<void> {
   const principal = request.principal;
   if (principal === undefined) throw new GatewayError('authentication', 'Missing API key.');
   reply.hijack();
   const response = reply.raw;
   const controller = new AbortController();
+  const forget = forwarded.add(controller);
   response.on('close', () => {
     if (!response.writableFinished) controller.abort();
   });
@@ -88,7 +96,10 @@ async function forwardToRouter(handler: RouteHandler, request: FastifyRequest, r
     );
   } catch (error) {
     // Only transport failures of the hop reach here; the router renders its own errors.
-    const failure = controller.signal.aborted
+    const reason: unknown = controller.signal.reason;
+    const failure = GatewayError.isInstance(reason)
+      ? reason
+      : controller.signal.aborted
       ? new GatewayError('client_closed', 'Client closed the request.')
       : new GatewayError(
           'unavailable',
@@ -97,5 +108,7 @@ async function forwardToRouter(handler: RouteHandler, request: FastifyRequest, r
         );
     closePartialEvent(response);
     writeError(response, wireFormats[route.format], failure, request.id);
+  } finally {
+    forget();
   }
 }

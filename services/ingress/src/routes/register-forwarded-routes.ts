@@ -2,12 +2,13 @@ import { GatewayError } from '@switchyard/canonical';
 import { parseGenerateContentTarget, type Route } from '@switchyard/formats';
 import type { RouteHandler } from '@switchyard/router-client';
 import type { Metrics, Tracer } from '@switchyard/telemetry';
+import type { ForwardedRequests } from '../forwarded-requests.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forward } from '../forward.ts';
 import type { IngressRouteConfig } from '../plugins/request-context.ts';
 
 /** Every route whose answer comes from a router. The route is fixed by the path; bodies stay raw. */
-export function registerForwardedRoutes(app: FastifyInstance, handler: RouteHandler, telemetry: { tracer: Tracer; metrics: Metrics }): void {
+export function registerForwardedRoutes(app: FastifyInstance, handler: RouteHandler, telemetry: { tracer: Tracer; metrics: Metrics; forwarded: ForwardedRequests }): void {
   const fixed = (config: IngressRouteConfig & { format: Route['format'] }) => ({
     config: { ingress: config },
     handler: (request: FastifyRequest, reply: FastifyReply) => forward(telemetry, handler, request, reply, { format: config.format, operation: config.operation }),
