@@ -11,7 +11,6 @@ export class StreamAccumulator {
   #text = '';
   #reasoning = '';
   #started = { id: '', model: '', created: 0 };
-  #generatedText: string[] = [];
 
   push(part: StreamPart): void {
     switch (part.type) {
@@ -21,7 +20,6 @@ export class StreamAccumulator {
       case 'text-delta':
         this.#flushReasoning();
         this.#text += part.text;
-        this.#generatedText.push(part.text);
         break;
       case 'refusal-delta':
         this.#flushText();
@@ -30,7 +28,6 @@ export class StreamAccumulator {
       case 'reasoning-delta':
         this.#flushText();
         this.#reasoning += part.text;
-        this.#generatedText.push(part.text);
         break;
       case 'reasoning-end':
         this.#content.push({
@@ -53,7 +50,6 @@ export class StreamAccumulator {
       case 'tool-call-delta': {
         const call = this.#calls.get(part.index);
         if (call !== undefined) call.arguments += part.argumentsDelta;
-        this.#generatedText.push(part.argumentsDelta);
         break;
       }
       case 'tool-call-end': {
@@ -77,7 +73,7 @@ export class StreamAccumulator {
 
   /** Everything generated so far, finished or not: estimates bill a broken stream for what it delivered. */
   generatedText(): string {
-    return this.#generatedText.join('');
+    return generatedText(this.#content) + this.#text + this.#reasoning;
   }
 
   /** The complete answer, once a `finish` part has arrived. */
@@ -96,4 +92,14 @@ export class StreamAccumulator {
     this.#content.push({ type: 'reasoning', text: this.#reasoning });
     this.#reasoning = '';
   }
+}
+
+/** The text a model generated in these parts (text, reasoning, tool arguments): what an output estimate counts. */
+export function generatedText(content: ContentPart[]): string {
+  let text = '';
+  for (const part of content) {
+    if (part.type === 'text' || part.type === 'reasoning' || part.type === 'refusal') text += part.text;
+    else if (part.type === 'tool-call') text += part.arguments;
+  }
+  return text;
 }

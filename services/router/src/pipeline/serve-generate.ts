@@ -12,6 +12,7 @@ import { callUpstream, readErrorBody, transportError, type UpstreamTimeouts } fr
 import type { Exchange, ExchangeOutcome } from './exchange.ts';
 import { estimateRequestTokens, estimateTextTokens } from './estimate-tokens.ts';
 import { bindExchange, type PreparedRequest } from './prepare-exchange.ts';
+import { generatedText } from './accumulate-stream.ts';
 import { clientResponseContext } from './response-context.ts';
 import { streamAnswer } from './stream-answer.ts';
 import {
@@ -236,10 +237,9 @@ async function answer(
   }
   response.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
   response.end(out);
-  const outputText = answer.content.map((part) => (part.type === 'text' ? part.text : part.type === 'tool-call' ? part.arguments : '')).join('');
   return {
     status: 200,
-    usage: answer.usage.estimated === true ? await estimateUsage(exchange, outputText) : answer.usage,
+    usage: answer.usage.estimated === true ? await estimateUsage(exchange, generatedText(answer.content)) : answer.usage,
     firstByteAt: performance.now(),
     answer,
   };
