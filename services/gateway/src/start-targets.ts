@@ -1,35 +1,15 @@
-import { buildCatalogApp, createCatalogService, type CatalogService } from '@switchyard/catalog';
-import { createHttpCatalog, type CatalogSource, type GeneratedKey } from '@switchyard/catalog-client';
+// Each target imports its services inside its start function (`await import()`), so a process
+// loads only what it runs: `switchyard catalog`, `ingress`, `worker` and `simulator` never load
+// @switchyard/router and its dependencies (issue 8, docs/performance.md item 2). Type-only
+// imports are erased and cost nothing at run time.
+import type { CatalogService } from '@switchyard/catalog';
+import type { CatalogSource, GeneratedKey } from '@switchyard/catalog-client';
 import { loadConfig, type SwitchyardConfig } from '@switchyard/config';
-import { buildIngress, ForwardedRequests } from '@switchyard/ingress';
-import { startSimulator } from '@switchyard/providers';
-import { createMemoryLimiter, createRedisLimiter, type Limiter } from '@switchyard/ratelimit';
-import {
-  buildRouterApp,
-  createMemoryResponseStore,
-  createMemorySignatureStore,
-  createRedisResponseStore,
-  createRedisSignatureStore,
-  createRouter,
-  type ResponseStore,
-  type Router,
-  type SignatureStore,
-} from '@switchyard/router';
-import { createHttpForwarder } from '@switchyard/router-client';
+import type { Limiter } from '@switchyard/ratelimit';
+import type { ResponseStore, Router, SignatureStore } from '@switchyard/router';
 import { createLogger, Metrics, registerOpsRoutes, startTracing, type Logger, type Tracer } from '@switchyard/telemetry';
-import {
-  createBullmqUsageSink,
-  createMemoryUsageAggregator,
-  createMemoryUsageSink,
-  createRedisUsageAggregator,
-  USAGE_QUEUE_NAME,
-  type UsageAggregator,
-  type UsageSink,
-} from '@switchyard/usage-events';
-import { Queue } from 'bullmq';
-import { queryUsage, startWorker } from '@switchyard/worker';
-import Fastify, { type FastifyPluginAsync } from 'fastify';
-import type { FastifyInstance } from 'fastify';
+import type { UsageAggregator, UsageSink } from '@switchyard/usage-events';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { CliOptions } from './parse-arguments.ts';
@@ -73,6 +53,7 @@ async function startTargetWith(options: CliOptions, env: Record<string, string |
     case 'catalog':
       return startCatalog(options, env, logger);
     case 'simulator': {
+      const { startSimulator } = await import('@switchyard/providers');
       const simulator = await startSimulator({ port: options.port, host: options.host });
       logger.info({ url: simulator.url }, 'simulator listening');
       return { close: () => simulator.close(), drain: () => {}, terminate: () => {} };
@@ -97,11 +78,13 @@ function requireEnv(env: Record<string, string | undefined>, name: string): stri
 async function simulatorFor(catalog: CatalogSource): Promise<{ url: string; close(): Promise<void> } | undefined> {
   const providers = Object.values(catalog.current().snapshot.providers);
   if (!providers.some((provider) => provider.protocol === 'simulator')) return undefined;
+  const { startSimulator } = await import('@switchyard/providers');
   return startSimulator({ port: 0, host: '127.0.0.1' });
 }
 
 /** Responses state and tool-call signatures in Redis when there is one, else in this process (single instance). */
-function conversationStoresFor(env: Record<string, string | undefined>): { responseStore: ResponseStore; signatureStore: SignatureStore } {
+async function conversationStoresFor(env: Record<string, string | undefined>): Promise<{ responseStore: ResponseStore; signatureStore: SignatureStore }> {
+  const { createMemoryResponseStore, createMemorySignatureStore, createRedisResponseStore, createRedisSignatureStore } = await import('@switchyard/router');
   const url = env.REDIS_URL;
   return url === undefined || url === ''
     ? { responseStore: createMemoryResponseStore(), signatureStore: createMemorySignatureStore() }
@@ -112,7 +95,8 @@ function conversationStoresFor(env: Record<string, string | undefined>): { respo
  * The limiter: Redis-backed and exact across replicas when REDIS_URL is set, else in process.
  * Store outages follow the catalog's onStoreFailure policy and show in metrics and logs.
  */
-function limiterFor(env: Record<string, string | undefined>, catalog: CatalogSource, metrics: Metrics, logger: Logger): Limiter {
+async function limiterFor(env: Record<string, string | undefined>, catalog: CatalogSource, metrics: Metrics, logger: Logger): Promise<Limiter> {
+  const { createMemoryLimiter, createRedisLimiter } = await import('@switchyard/ratelimit');
   const url = env.REDIS_URL;
   if (url === undefined || url === '') return createMemoryLimiter();
   return createRedisLimiter({
@@ -130,7 +114,13 @@ function limiterFor(env: Record<string, string | undefined>, catalog: CatalogSou
  * Where usage events go. With Redis: the BullMQ queue, aggregated by workers. Without: an
  * in-process aggregator behind the same interface (`all` only). Never blocks a request.
  */
-function usageSinkFor(env: Record<string, string | undefined>, metrics: Metrics, logger: Logger, aggregator: UsageAggregator | undefined): UsageSink | undefined {
+async function usageSinkFor(
+  env: Record<string, string | undefined>,
+  metrics: Metrics,
+  logger: Logger,
+  aggregator: UsageAggregator | undefined,
+): Promise<UsageSink | undefined> {
+  const { createBullmqUsageSink, createMemoryUsageSink } = await import('@switchyard/usage-events');
   const redisUrl = env.REDIS_URL;
   const onError = (error: unknown) => logger.warn({ err: error }, 'usage pipeline error');
   const onDrop = (count: number, reason: string) => {
@@ -217,6 +207,7 @@ function trackIdleSockets(app: FastifyInstance): { destroyUnused(): void } {
 
 /** The catalog service as ingresses and routers see it in split mode: polled over HTTP. */
 async function remoteCatalog(env: Record<string, string | undefined>, logger: Logger, resources: Resources): Promise<CatalogSource> {
+  const { createHttpCatalog } = await import('@switchyard/catalog-client');
   const catalog = resources.add(
     createHttpCatalog({
       url: requireEnv(env, 'SWITCHYARD_CATALOG_URL'),
@@ -240,8 +231,10 @@ async function routerCore(
 ): Promise<{ router: Router; limiter: Limiter }> {
   const simulator = await simulatorFor(catalog);
   if (simulator !== undefined) resources.add(simulator);
-  const limiter = resources.add(limiterFor(env, catalog, metrics, logger));
+  const limiter = resources.add(await limiterFor(env, catalog, metrics, logger));
   if (usageSink !== undefined) resources.add(usageSink);
+  const { createRouter } = await import('@switchyard/router');
+  const conversationStores = await conversationStoresFor(env);
   const router = resources.add(
     createRouter({
       catalog,
@@ -250,7 +243,7 @@ async function routerCore(
       limiter,
       tracer,
       ...(usageSink === undefined ? {} : { usageSink }),
-      ...conversationStoresFor(env),
+      ...conversationStores,
       ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
       ...(simulator === undefined ? {} : { simulatorUrl: simulator.url }),
     }),
@@ -260,6 +253,11 @@ async function routerCore(
 
 async function startAll(options: CliOptions, env: Record<string, string | undefined>, logger: Logger, tracer: Tracer): Promise<Running> {
   const config = requireConfig(options);
+  const [{ createMemoryUsageAggregator, createRedisUsageAggregator }, { startWorker }, { buildIngress }] = await Promise.all([
+    import('@switchyard/usage-events'),
+    import('@switchyard/worker'),
+    import('@switchyard/ingress'),
+  ]);
   const metrics = new Metrics();
   const resources = new Resources();
   const redisUrl = env.REDIS_URL;
@@ -270,7 +268,7 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
   const catalog = service.source;
   // With Redis, `all` also runs the worker that empties the usage queue into the aggregates.
   if (redisUrl !== undefined && redisUrl !== '') resources.add(startWorker({ redisUrl, aggregator, prices: () => undefined, logger }));
-  const usageSink = usageSinkFor(env, metrics, logger, aggregator);
+  const usageSink = await usageSinkFor(env, metrics, logger, aggregator);
   const { router, limiter } = await routerCore(env, catalog, metrics, logger, resources, usageSink, tracer, config.server.streamKeepAliveMs);
   let draining = false;
   const app = buildIngress({
@@ -305,36 +303,42 @@ async function reloadCatalog(service: CatalogService, logger: Logger, printKeys:
 }
 
 /** `GET /admin/v1/usage?tenant=&from=&to=&groupBy=`, behind the admin token like the rest of the admin API. */
-function usageAdminRoutes(aggregator: UsageAggregator): FastifyPluginAsync {
+async function usageAdminRoutes(aggregator: UsageAggregator): Promise<FastifyPluginAsync> {
+  const { queryUsage } = await import('@switchyard/worker');
   return async (app) => {
     app.get('/usage', async (request) => queryUsage(aggregator, request.query));
   };
 }
 
 /** The catalog: the config file plus runtime changes (Redis when there is one), with the admin API. */
-function catalogServiceFor(
+async function catalogServiceFor(
   options: CliOptions,
   env: Record<string, string | undefined>,
   logger: Logger,
   config: SwitchyardConfig,
   aggregator: UsageAggregator | undefined,
 ): Promise<CatalogService> {
+  const { createCatalogService } = await import('@switchyard/catalog');
   return createCatalogService({
     config,
     ...(options.config === undefined ? {} : { configPath: options.config }),
     ...(env.REDIS_URL === undefined ? {} : { redisUrl: env.REDIS_URL }),
     ...(env.SWITCHYARD_ADMIN_TOKEN === undefined ? {} : { adminToken: env.SWITCHYARD_ADMIN_TOKEN }),
     logger,
-    adminRoutes: aggregator === undefined ? [] : [usageAdminRoutes(aggregator)],
+    adminRoutes: aggregator === undefined ? [] : [await usageAdminRoutes(aggregator)],
   });
 }
 
 async function startIngress(options: CliOptions, env: Record<string, string | undefined>, logger: Logger, tracer: Tracer): Promise<Running> {
+  const [{ buildIngress, ForwardedRequests }, { createHttpForwarder }] = await Promise.all([
+    import('@switchyard/ingress'),
+    import('@switchyard/router-client'),
+  ]);
   const resources = new Resources();
   const metrics = new Metrics();
   const catalog = await remoteCatalog(env, logger, resources);
   const forwarder = resources.add(createHttpForwarder({ urls: requireEnv(env, 'SWITCHYARD_ROUTER_URL').split(',') }));
-  const limiter = resources.add(limiterFor(env, catalog, metrics, logger));
+  const limiter = resources.add(await limiterFor(env, catalog, metrics, logger));
   const forwarded = new ForwardedRequests();
   let draining = false;
   const app = buildIngress({
@@ -352,10 +356,12 @@ async function startIngress(options: CliOptions, env: Record<string, string | un
 }
 
 async function startRouter(options: CliOptions, env: Record<string, string | undefined>, logger: Logger, tracer: Tracer): Promise<Running> {
+  const { buildRouterApp } = await import('@switchyard/router');
   const resources = new Resources();
   const metrics = new Metrics();
   const catalog = await remoteCatalog(env, logger, resources);
-  const { router } = await routerCore(env, catalog, metrics, logger, resources, usageSinkFor(env, metrics, logger, undefined), tracer);
+  const usageSink = await usageSinkFor(env, metrics, logger, undefined);
+  const { router } = await routerCore(env, catalog, metrics, logger, resources, usageSink, tracer);
   let draining = false;
   const app = buildRouterApp({ router, metrics, isReady: () => !draining && catalog.isReady(), bodyLimit: DEFAULT_BODY_LIMIT });
   return serve(app, resources, options, logger, () => (draining = true), router.terminateStreams);
@@ -367,6 +373,12 @@ async function startRouter(options: CliOptions, env: Record<string, string | und
  */
 async function startUsageWorker(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
   const redisUrl = requireEnv(env, 'REDIS_URL');
+  const [{ startWorker }, { USAGE_QUEUE_NAME }, { Queue }, { default: Fastify }] = await Promise.all([
+    import('@switchyard/worker'),
+    import('@switchyard/usage-events'),
+    import('bullmq'),
+    import('fastify'),
+  ]);
   const resources = new Resources();
   const worker = resources.add(startWorker({ redisUrl, prices: () => undefined, logger }));
   await worker.waitUntilReady();
@@ -389,9 +401,13 @@ async function startUsageWorker(options: CliOptions, env: Record<string, string 
 
 async function startCatalog(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
   const config = requireConfig(options);
+  const { buildCatalogApp } = await import('@switchyard/catalog');
   const resources = new Resources();
   const redisUrl = env.REDIS_URL;
-  const aggregator = redisUrl === undefined || redisUrl === '' ? undefined : resources.add(createRedisUsageAggregator({ url: redisUrl }));
+  const aggregator =
+    redisUrl === undefined || redisUrl === ''
+      ? undefined
+      : resources.add((await import('@switchyard/usage-events')).createRedisUsageAggregator({ url: redisUrl }));
   const service = resources.add(await catalogServiceFor(options, env, logger, config, aggregator));
   if (service.generatedKeys.length > 0) {
     await resources.close();
