@@ -790,15 +790,13 @@ describe('horizontal scale: SIGKILL one router and one ingress under load', () =
     expect(missing).toBeLessThanOrEqual(recent);
   });
 
-  // Product bug: a router emits a request's usage event only after the answer's last byte went
-  // to the client (create-router.ts: emitUsage runs after serveGenerate, and for responses after
-  // the awaited response-store write), and the BullMQ sink sends it on a later tick
-  // (bullmq-usage-sink.ts: in-memory buffer, schedule(0), addBulk). A router that dies between
-  // the two loses the usage of requests its clients saw succeed. Without any injected fault this
-  // happened in about 1 run in 3 here (2 of 69 answers of one model missing); the STALL_MS (600 ms)
-  // Redis stall before the kill makes it certain. Correct: at-least-once accounting of every
-  // answered request (e.g. enqueue the event before the final bytes, or a durable local spool).
-  it.fails('should have a usage record for every answered request, those of the killed router included', () => {
+  // Regression test (failed before the usage event was made durable ahead of the answer's last
+  // byte): the router emitted it after the end, and the BullMQ sink sent it on a later tick, so a
+  // router that died in between lost the usage of answers its clients saw succeed (about 1 run in
+  // 3 without a fault; certain with the STALL_MS Redis stall before the kill). Now the last byte
+  // waits for the event to reach the queue: answers still waiting when the router dies reach
+  // their clients as errors, never as successes without usage.
+  it('should have a usage record for every answered request, those of the killed router included', () => {
     for (const row of usageComparison(result)) {
       expect(row.successes, `${row.tenant}/${row.model}: usage successes ≥ answered (${row.answered})`).toBeGreaterThanOrEqual(row.answered);
     }

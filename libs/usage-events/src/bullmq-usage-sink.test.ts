@@ -53,6 +53,31 @@ describe('bullmq usage sink', () => {
     expect(job?.opts).toMatchObject({ attempts: 10, removeOnComplete: { age: 3_600 }, removeOnFail: { age: 604_800 } });
   });
 
+  redisTest('should settle what emit returns only once the event is a job on the queue', async ({ redisUrl }) => {
+    const { sink, queue } = open(redisUrl);
+    // More than one batch (200), so settling follows each batch, not just the first.
+    await Promise.all(Array.from({ length: 450 }, () => sink.emit(usageEvent())));
+    expect(await queue.getJobCountByTypes('waiting')).toBe(450);
+  });
+
+  redisTest('should not make emitters wait while the queue is unreachable', async () => {
+    const server = await startRedis();
+    onTestFinished(() => server.stop());
+    const { sink, queue, errors } = open(server.url, { sendTimeoutMs: 200 });
+    await sink.emit(usageEvent());
+    await server.kill();
+    // The first emit after the outage waits for its send to fail; it does, within the send timeout.
+    await sink.emit(usageEvent());
+    expect(errors.length).toBeGreaterThan(0);
+    let settled = false;
+    void sink.emit(usageEvent()).then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(true);
+
+    await server.restart();
+    await waitingJobs(queue, 2);
+  }, 30_000);
+
   redisTest('should make one job of an event emitted twice', async ({ redisUrl }) => {
     const { sink, queue } = open(redisUrl);
     const event = usageEvent();

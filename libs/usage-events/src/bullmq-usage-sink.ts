@@ -22,6 +22,9 @@ export interface BullmqUsageSink extends UsageSink {
   readonly bufferedEvents: number;
 }
 
+const SETTLED = Promise.resolve();
+const settled = (): void => {};
+
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 10_000;
 
@@ -56,6 +59,10 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
   queue.on('error', report);
 
   const buffer: UsageEvent[] = [];
+  /** One per buffered event, same order: settles the promise emit returned for it. */
+  const settlers: Array<() => void> = [];
+  /** The last send failed and none has succeeded since: emits do not wait for delivery. */
+  let unreachable = false;
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<boolean> | undefined;
   /** The last send while it is unsettled: a hung send is never joined by a second one. */
@@ -85,12 +92,17 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
         while (buffer.length > 0) {
           const batch = buffer.slice(0, batchSize);
           await send(batch);
+          unreachable = false;
           // Only emits append to the buffer, so its head is still this batch.
           buffer.splice(0, batch.length);
+          for (const settle of settlers.splice(0, batch.length)) settle();
         }
         return true;
       } catch (error) {
         report(error);
+        // The events stay buffered for the retry, but nobody waits for it.
+        unreachable = true;
+        settleWaiting();
         return false;
       } finally {
         flushing = undefined;
@@ -115,25 +127,45 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
     await withTimeout(sending, sendTimeoutMs, 'usage queue send timed out');
   }
 
+  /** Releases every caller waiting for delivery; their events stay buffered. */
+  function settleWaiting(): void {
+    for (let index = 0; index < settlers.length; index++) {
+      (settlers[index] as () => void)();
+      settlers[index] = settled;
+    }
+  }
+
   return {
     get bufferedEvents() {
       return buffer.length;
     },
 
-    emit(event: UsageEvent): void {
+    emit(event: UsageEvent): Promise<void> {
       try {
-        if (closed) return drop(1, 'closed');
+        if (closed) {
+          drop(1, 'closed');
+          return SETTLED;
+        }
         const parsed = usageEventSchema.safeParse(event);
         if (!parsed.success) {
           drop(1, 'invalid');
           report(parsed.error);
-          return;
+          return SETTLED;
         }
-        if (buffer.length >= maxBuffered) return drop(1, 'buffer_full');
+        if (buffer.length >= maxBuffered) {
+          drop(1, 'buffer_full');
+          return SETTLED;
+        }
         buffer.push(parsed.data);
         schedule(0);
+        if (unreachable) {
+          settlers.push(settled);
+          return SETTLED;
+        }
+        return new Promise<void>((resolve) => settlers.push(resolve));
       } catch (error) {
         report(error);
+        return SETTLED;
       }
     },
 
@@ -149,6 +181,7 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
           }
         }
         if (buffer.length > 0) drop(buffer.splice(0).length, 'closed');
+        for (const settle of settlers.splice(0)) settle();
         try {
           await withTimeout(queue.close(), closeTimeoutMs, 'usage queue close timed out');
         } catch (error) {

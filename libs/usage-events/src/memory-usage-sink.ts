@@ -9,6 +9,8 @@ export interface MemoryUsageSinkOptions extends UsageSinkCallbacks {
   prices?: PriceLookup;
 }
 
+const SETTLED = Promise.resolve();
+
 /**
  * The sink of `all` without Redis: events go straight to an aggregator in this process, after
  * the same validation and pricing as through the queue and the worker. Recording is deferred
@@ -31,23 +33,25 @@ export function createMemoryUsageSink(aggregator: UsageAggregator, options: Memo
   }
 
   return {
-    emit(event: UsageEvent): void {
+    // Nothing here outlives the process, so nothing is worth waiting for: settled at once.
+    emit(event: UsageEvent): Promise<void> {
       try {
         if (closed) {
           callSafely(() => options.onDrop?.(1, 'closed'));
-          return;
+          return SETTLED;
         }
         const parsed = usageEventSchema.safeParse(event);
         if (!parsed.success) {
           callSafely(() => options.onDrop?.(1, 'invalid'));
           callSafely(() => options.onError?.(parsed.error));
-          return;
+          return SETTLED;
         }
         record(parsed.data);
       } catch (error) {
         // A throwing price lookup must not reach the request.
         callSafely(() => options.onError?.(error));
       }
+      return SETTLED;
     },
 
     async close(): Promise<void> {

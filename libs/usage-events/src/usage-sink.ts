@@ -10,10 +10,13 @@ export type UsageDropReason = 'invalid' | 'buffer_full' | 'closed';
 /** Where the router reports each finished request. */
 export interface UsageSink {
   /**
-   * Fire and forget, on the request's hot path: validates and buffers the event and returns at
-   * once. Never throws, never waits for I/O; failures go to the sink's callbacks.
+   * On the request's hot path: validates and buffers the event and returns at once. Never
+   * throws; failures go to the sink's callbacks. The promise settles (never rejects) once the
+   * event is durable — handed to the queue — or given up on, so a router can hold an answer's
+   * last byte until its usage cannot be lost with the process (issue 7). While the queue is
+   * unreachable the promise settles at once: an outage of accounting must not hold answers.
    */
-  emit(event: UsageEvent): void;
+  emit(event: UsageEvent): Promise<void>;
   /** Delivers what is buffered (within a bounded time), then releases connections. */
   close(): Promise<void>;
 }

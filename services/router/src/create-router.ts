@@ -1,4 +1,4 @@
-import { GatewayError } from '@switchyard/canonical';
+import { GatewayError, type CanonicalResponse } from '@switchyard/canonical';
 import type { CatalogSource, LimitSet } from '@switchyard/catalog-client';
 import type { Limiter } from '@switchyard/ratelimit';
 import { toGatewayError, wireFormats, writeError } from '@switchyard/formats';
@@ -138,6 +138,13 @@ export function createRouter(options: RouterOptions): Router {
     let model: string | undefined;
     let stream = false;
     let failure: GatewayError | undefined;
+    let usageEmitted = false;
+    /** Before an answer's last byte: state for the client's next turn, then its usage event. */
+    const settle = async (settled: Exchange | undefined, answered: ExchangeOutcome): Promise<void> => {
+      if (settled !== undefined && answered.answer !== undefined && answered.status === 200) await keepAnswerState(settled, answered.answer, requestId);
+      usageEmitted = true;
+      await emitUsage(request, settled, answered);
+    };
     try {
       const index = catalog.current();
       switch (request.route.operation) {
@@ -145,23 +152,9 @@ export function createRouter(options: RouterOptions): Router {
           const prepared = await prepareRequest(request, index, responseStore, signatureStore);
           model = prepared.canonical.model;
           stream = prepared.canonical.stream;
-          const served = await serveGenerate(dependencies, prepared, index, response);
+          const served = await serveGenerate(dependencies, prepared, index, response, settle);
           exchange = served.exchange;
           outcome = served;
-          if (exchange !== undefined && !exchange.sameFormat && outcome.answer !== undefined) {
-            // The client's format cannot carry these back; keep them for its next turn.
-            const signatures = collectCallSignatures(outcome.answer);
-            if (signatures.size > 0) {
-              await signatureStore
-                .save(request.identity.tenantId, signatures)
-                .catch((error: unknown) => logger.warn({ err: error, requestId }, 'could not keep tool-call signatures'));
-            }
-          }
-          if (exchange !== undefined && exchange.clientFormat.id === 'responses' && outcome.answer !== undefined && outcome.status === 200) {
-            await rememberResponse(responseStore, exchange, outcome.answer).catch((error: unknown) =>
-              logger.warn({ err: error, requestId }, 'could not store response'),
-            );
-          }
           break;
         }
         case 'response-get':
@@ -169,7 +162,7 @@ export function createRouter(options: RouterOptions): Router {
           outcome = await serveStoredResponse(responseStore, request, response);
           break;
         case 'embeddings':
-          outcome = await serveEmbeddings(dependencies, request, index, endpointOf, response);
+          outcome = await serveEmbeddings(dependencies, request, index, endpointOf, response, (answered) => settle(undefined, answered));
           break;
         case 'count-tokens':
           outcome = await serveCountTokens(request, index, response);
@@ -187,9 +180,25 @@ export function createRouter(options: RouterOptions): Router {
     }
     record(request, exchange, outcome);
     reconcile(request, outcome);
-    emitUsage(request, exchange, outcome);
+    if (!usageEmitted) void emitUsage(request, exchange, outcome);
     describeSpan(span, exchange, outcome, failure);
   };
+
+  /** What the client's next turn needs from this answer, stored before the client can send it. */
+  async function keepAnswerState(exchange: Exchange, answer: CanonicalResponse, requestId: string): Promise<void> {
+    if (!exchange.sameFormat) {
+      // The client's format cannot carry these back; keep them for its next turn.
+      const signatures = collectCallSignatures(answer);
+      if (signatures.size > 0) {
+        await signatureStore
+          .save(exchange.request.identity.tenantId, signatures)
+          .catch((error: unknown) => logger.warn({ err: error, requestId }, 'could not keep tool-call signatures'));
+      }
+    }
+    if (exchange.clientFormat.id === 'responses') {
+      await rememberResponse(responseStore, exchange, answer).catch((error: unknown) => logger.warn({ err: error, requestId }, 'could not store response'));
+    }
+  }
 
   /** GenAI semantic-convention attributes, once the outcome is known. Never a key, only ids. */
   function describeSpan(span: Span, exchange: Exchange | undefined, outcome: ExchangeOutcome, failure: GatewayError | undefined): void {
@@ -208,13 +217,17 @@ export function createRouter(options: RouterOptions): Router {
       [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: outcome.usage.inputTokens,
       [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: outcome.usage.outputTokens,
     });
-    if (outcome.answer !== undefined) span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, outcome.answer.model);
+    const responseModel = outcome.answer?.model ?? outcome.responseModel;
+    if (responseModel !== undefined) span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, responseModel);
   }
 
-  /** One usage event per request that reached a model operation, answered or failed (issue 6). */
-  function emitUsage(request: RouteRequest, exchange: Exchange | undefined, outcome: ExchangeOutcome): void {
+  /**
+   * One usage event per request that reached a model operation, answered or failed (issue 6).
+   * Settles once the event is durable (or the queue is unreachable); never rejects.
+   */
+  function emitUsage(request: RouteRequest, exchange: Exchange | undefined, outcome: ExchangeOutcome): Promise<void> {
     const sink = options.usageSink;
-    if (sink === undefined || (request.route.operation !== 'generate' && request.route.operation !== 'embeddings')) return;
+    if (sink === undefined || (request.route.operation !== 'generate' && request.route.operation !== 'embeddings')) return Promise.resolve();
     const model = exchange?.canonical.model ?? outcome.model ?? request.route.model ?? 'unknown';
     const usage = outcome.usage;
     const prices = catalog.current().model(model)?.prices;
@@ -224,7 +237,7 @@ export function createRouter(options: RouterOptions): Router {
       ...(usage.cacheReadTokens === undefined ? {} : { cachedTokens: usage.cacheReadTokens }),
       ...(usage.reasoningTokens === undefined ? {} : { reasoningTokens: usage.reasoningTokens }),
     };
-    sink.emit({
+    return sink.emit({
       requestId: request.identity.requestId,
       tenantId: request.identity.tenantId,
       keyId: request.identity.keyId,

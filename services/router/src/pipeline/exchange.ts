@@ -31,8 +31,10 @@ export interface ExchangeOutcome {
   usage: CanonicalUsage;
   /** performance.now() when the first content byte was written. */
   firstByteAt?: number;
-  /** The complete answer, when there was one. */
+  /** The complete answer, when it was decoded (same-format JSON answers are only summarised). */
   answer?: CanonicalResponse;
+  /** The model the upstream says answered, when the answer was not decoded. */
+  responseModel?: string;
   /** The public model, for operations without an exchange (embeddings, failures before one). */
   model?: string;
   /** Whether the client asked for a stream, when no exchange says so (failures before one). */

@@ -22,6 +22,7 @@ export async function serveEmbeddings(
   index: CatalogIndex,
   endpointOf: (providerId: string) => UpstreamEndpoint,
   response: ServerResponse,
+  settle: (outcome: ExchangeOutcome) => Promise<void>,
 ): Promise<ExchangeOutcome> {
   const clientFormat = wireFormats[request.route.format];
   const clientEmbeddings = clientFormat.embeddings;
@@ -53,11 +54,13 @@ export async function serveEmbeddings(
   if (upstream.statusCode >= 400) throw upstreamFormat.errors.fromUpstream(upstream.statusCode, await readErrorBody(upstream));
   const answer = upstreamEmbeddings.responseToCanonical(await upstream.body.json(), canonical);
   const body = JSON.stringify(clientEmbeddings.responseFromCanonical({ ...answer, model: canonical.model }, canonical));
+  const outcome: ExchangeOutcome = { status: 200, usage: answer.usage, model: canonical.model };
+  await settle(outcome);
   response.writeHead(200, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
     'x-request-id': request.identity.requestId,
   });
   response.end(body);
-  return { status: 200, usage: answer.usage, model: canonical.model };
+  return outcome;
 }

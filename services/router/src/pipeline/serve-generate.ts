@@ -14,7 +14,7 @@ import { estimateRequestTokens, estimateTextTokens } from './estimate-tokens.ts'
 import { bindExchange, type PreparedRequest } from './prepare-exchange.ts';
 import { generatedText } from './accumulate-stream.ts';
 import { clientResponseContext } from './response-context.ts';
-import { streamAnswer } from './stream-answer.ts';
+import { streamAnswer, type StreamResult } from './stream-answer.ts';
 import {
   activeContext,
   ATTR_ERROR_TYPE,
@@ -52,6 +52,12 @@ function isRetryableStatus(status: number): boolean {
 }
 
 /**
+ * Called with an answer's outcome before its last byte leaves: what it awaits (the usage event,
+ * stored state for the next turn) is durable by the time the client sees the answer end.
+ */
+export type SettleAnswer = (exchange: Exchange, outcome: ExchangeOutcome) => Promise<void>;
+
+/**
  * One generate call with retries and fallbacks, all before the first byte reaches the client:
  * each attempt picks a deployment (tiers, strategy, circuit breakers), retryable failures move
  * on to another deployment after a jittered backoff, and when the model is exhausted its
@@ -63,6 +69,7 @@ export async function serveGenerate(
   prepared: PreparedRequest,
   index: CatalogIndex,
   response: ServerResponse,
+  settle: SettleAnswer,
 ): Promise<ExchangeOutcome & { exchange?: Exchange }> {
   const { request } = prepared;
   const deadline = performance.now() + (prepared.model.timeouts?.totalMs ?? dependencies.timeouts.totalMs);
@@ -117,7 +124,7 @@ export async function serveGenerate(
         continue;
       }
       if (model !== prepared.model) exchange.fallbackModel = model.name;
-      const outcome = await answer(dependencies, exchange, result.upstream, response);
+      const outcome = await answer(dependencies, exchange, result.upstream, response, settle);
       return { ...outcome, exchange };
     }
   }
@@ -206,6 +213,7 @@ async function answer(
   exchange: Exchange,
   upstream: Dispatcher.ResponseData,
   response: ServerResponse,
+  settle: SettleAnswer,
 ): Promise<ExchangeOutcome> {
   const { canonical, clientFormat, upstreamFormat, sameFormat, request } = exchange;
   const requestId = request.identity.requestId;
@@ -216,18 +224,32 @@ async function answer(
   if (upstream.statusCode >= 400) return relayUpstreamError(exchange, upstream, response, headers);
 
   if (canonical.stream) {
-    const result = await streamAnswer(exchange, upstream, response, headers, dependencies.keepAliveMs, dependencies.activeStreams);
-    const usage = result.answer?.usage;
-    return {
-      status: result.error === undefined ? 200 : result.error.status,
-      usage: usage === undefined || usage.estimated === true ? await estimateUsage(exchange, result.generatedText()) : usage,
-      ...(result.firstByteAt === undefined ? {} : { firstByteAt: result.firstByteAt }),
-      ...(result.answer === undefined ? {} : { answer: result.answer }),
+    let outcome: ExchangeOutcome | undefined;
+    const streamOutcome = async (result: StreamResult): Promise<ExchangeOutcome> => {
+      const usage = result.answer?.usage;
+      return {
+        status: result.error === undefined ? 200 : result.error.status,
+        usage: usage === undefined || usage.estimated === true ? await estimateUsage(exchange, result.generatedText()) : usage,
+        ...(result.firstByteAt === undefined ? {} : { firstByteAt: result.firstByteAt }),
+        ...(result.answer === undefined ? {} : { answer: result.answer }),
+      };
     };
+    const result = await streamAnswer(exchange, upstream, response, headers, dependencies.keepAliveMs, dependencies.activeStreams, async (ended) => {
+      outcome = await streamOutcome(ended);
+      await settle(exchange, outcome);
+    });
+    return outcome ?? (await streamOutcome(result));
   }
 
   const text = await upstream.body.text();
-  const answer = upstreamFormat.response.toCanonical(JSON.parse(text));
+  const body: unknown = JSON.parse(text);
+  // Relayed untouched: read its usage instead of decoding it (Responses clients need the decoded answer stored).
+  const summary = sameFormat && clientFormat.id !== 'responses' ? upstreamFormat.response.summarize(body) : undefined;
+  if (summary !== undefined) {
+    const outcome: ExchangeOutcome = { status: 200, usage: summary.usage, firstByteAt: performance.now(), ...(summary.model === undefined ? {} : { responseModel: summary.model }) };
+    return endJson(settle, exchange, outcome, response, headers, text);
+  }
+  const answer = upstreamFormat.response.toCanonical(body);
   if (exchange.answerId !== undefined) answer.id = exchange.answerId;
   let out = text;
   if (!sameFormat) {
@@ -235,14 +257,28 @@ async function answer(
     out = JSON.stringify(clientFormat.response.fromCanonical(answer, clientResponseContext(exchange)));
     dependencies.onTranslation(`${upstreamFormat.id}→${clientFormat.id}`, (performance.now() - started) / 1000);
   }
-  response.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
-  response.end(out);
-  return {
+  const outcome: ExchangeOutcome = {
     status: 200,
     usage: answer.usage.estimated === true ? await estimateUsage(exchange, generatedText(answer.content)) : answer.usage,
     firstByteAt: performance.now(),
     answer,
   };
+  return endJson(settle, exchange, outcome, response, headers, out);
+}
+
+/** The answer's bytes go out only once what it settles is durable. */
+async function endJson(
+  settle: SettleAnswer,
+  exchange: Exchange,
+  outcome: ExchangeOutcome,
+  response: ServerResponse,
+  headers: Record<string, string>,
+  text: string,
+): Promise<ExchangeOutcome> {
+  await settle(exchange, outcome);
+  response.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+  return outcome;
 }
 
 function buildUpstreamBody(dependencies: GenerateDependencies, exchange: Exchange, clientBody: Record<string, unknown>): string {

@@ -31,6 +31,10 @@ export interface StreamResult {
  * (no JSON re-encoding); the decoder still runs beside them to read usage and to notice a
  * truncated stream, which is then closed with the format's error event rather than left to
  * look like success (protocols.md §7.3).
+ *
+ * From the event that finishes the answer on, output is held back until `beforeEnd` has made
+ * durable what must outlive this process (the usage event): a client that saw the end of its
+ * answer is then always counted, even if the router dies right after (issue 7).
  */
 export async function streamAnswer(
   exchange: Exchange,
@@ -39,6 +43,7 @@ export async function streamAnswer(
   headers: Record<string, string>,
   keepAliveMs: number,
   activeStreams: ActiveStreams,
+  beforeEnd: (result: StreamResult) => Promise<void>,
 ): Promise<StreamResult> {
   const { clientFormat, upstreamFormat, sameFormat, request } = exchange;
   const requestId = request.identity.requestId;
@@ -54,6 +59,8 @@ export async function streamAnswer(
   const result: StreamResult = { answer: undefined, generatedText: () => accumulator.generatedText(), error: undefined, firstByteAt: undefined };
   let upstreamErrorRelayed = false;
   let quiet = true;
+  /** The answer's finish was seen: what follows waits for beforeEnd. */
+  let finished = false;
 
   // Everything one upstream read produced goes out in one socket write (flush after each
   // read): per-event writes were a sixth of a stream's CPU (docs/performance.md).
@@ -81,6 +88,7 @@ export async function streamAnswer(
       // The router names answers it keeps state for (stored Responses).
       if (part.type === 'start' && exchange.answerId !== undefined) part.id = exchange.answerId;
       else if (part.type === 'error') result.error = part.error;
+      else if (part.type === 'finish') finished = true;
       accumulator.push(part);
       if (encoder !== undefined) out += encoder.push(part);
     }
@@ -100,6 +108,11 @@ export async function streamAnswer(
   let terminated = false;
   const forget = activeStreams.add((error) => {
     terminated = true;
+    if (finished) {
+      // The answer is whole: let it out rather than end it with an error.
+      flush();
+      return;
+    }
     result.error = error;
     write(encoder === undefined ? clientFormat.errors.renderStreamError(error, requestId) : encoder.push({ type: 'error', error }));
     flush();
@@ -108,7 +121,7 @@ export async function streamAnswer(
   try {
     for await (const chunk of upstream.body) {
       parser.push(chunk as Buffer);
-      flush();
+      if (!finished) flush();
     }
     parser.end();
     const tail = decoder.end();
@@ -125,10 +138,11 @@ export async function streamAnswer(
       write(encoder === undefined ? clientFormat.errors.renderStreamError(failure, requestId) : encoder.push({ type: 'error', error: failure }));
     }
   }
+  clearInterval(keepAlive);
+  result.answer = accumulator.response;
+  if (!terminated) await beforeEnd(result);
   flush();
   forget();
-  clearInterval(keepAlive);
   response.end();
-  result.answer = accumulator.response;
   return result;
 }
