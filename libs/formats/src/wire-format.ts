@@ -51,6 +51,13 @@ export interface ResponseContext {
   includeReasoning?: boolean;
 }
 
+/** What the router needs of a same-format answer it relays untouched: read, not decoded. */
+export interface ResponseSummary {
+  usage: CanonicalUsage;
+  /** The model the upstream says answered, when the format names it. */
+  model: string | undefined;
+}
+
 export interface StreamDecoder {
   /** One upstream SSE event in, zero or more canonical parts out. */
   push(event: SseEvent): StreamPart[];
@@ -90,6 +97,11 @@ export interface WireFormat {
   response: {
     toCanonical(body: unknown): CanonicalResponse;
     fromCanonical(response: CanonicalResponse, context: ResponseContext): unknown;
+    /**
+     * Usage and model of a parsed answer without decoding its content (same-format fast path);
+     * undefined when the answer carries no usage, so the caller decodes it and estimates.
+     */
+    summarize(body: unknown): ResponseSummary | undefined;
   };
   stream: {
     createDecoder(): StreamDecoder;

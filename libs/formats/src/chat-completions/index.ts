@@ -14,12 +14,13 @@ import { requestFromCanonical, requestToCanonical } from './request.ts';
 import { responseFromCanonical, responseToCanonical } from './response.ts';
 import { createStreamDecoder } from './stream-decoder.ts';
 import { createStreamEncoder } from './stream-encoder.ts';
+import { summarizeResponse } from './summarize-response.ts';
 
 /** OpenAI Chat Completions, both directions through the canonical types (protocols.md §3). */
 export const chatCompletions: WireFormat = {
   id: 'chat-completions',
   request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
-  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical },
+  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical, summarize: summarizeResponse },
   stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage, keepAlive: KEEP_ALIVE },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },

@@ -15,12 +15,13 @@ import { responseFromCanonical, responseToCanonical } from './response.ts';
 import { createStreamDecoder } from './stream-decoder.ts';
 import { createStreamEncoder } from './stream-encoder.ts';
 import { extractStreamUsage } from './extract-stream-usage.ts';
+import { summarizeResponse } from './summarize-response.ts';
 
 /** generate-content (vendor B, Gemini `generateContent`), both directions (protocols.md §6). */
 export const generateContent: WireFormat = {
   id: 'generate-content',
   request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
-  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical },
+  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical, summarize: summarizeResponse },
   stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage: extractStreamUsage, keepAlive: KEEP_ALIVE },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },

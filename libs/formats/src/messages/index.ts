@@ -8,6 +8,7 @@ import { requestFromCanonical, requestToCanonical } from './request.ts';
 import { responseFromCanonical, responseToCanonical } from './response.ts';
 import { createStreamDecoder } from './stream-decoder.ts';
 import { createStreamEncoder } from './stream-encoder.ts';
+import { summarizeResponse } from './summarize-response.ts';
 
 /** Vendor A's Messages API, both directions through the canonical types (protocols.md §5). */
 /**
@@ -19,7 +20,7 @@ const KEEP_ALIVE = 'event: ping\ndata: {"type": "ping"}\n\n';
 export const messages: WireFormat = {
   id: 'messages',
   request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
-  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical },
+  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical, summarize: summarizeResponse },
   stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage, keepAlive: KEEP_ALIVE },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },

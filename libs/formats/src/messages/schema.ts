@@ -149,7 +149,7 @@ export const messagesRequestSchema = countTokensRequestSchema.extend({
   stream: z.boolean().optional(),
 });
 
-const usageSchema = z.looseObject({
+export const usageSchema = z.looseObject({
   input_tokens: z.number().nullish(),
   output_tokens: z.number().nullish(),
   cache_creation_input_tokens: z.number().nullish(),
