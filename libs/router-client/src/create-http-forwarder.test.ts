@@ -1,8 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpForwarder } from './create-http-forwarder.ts';
-import { ROUTE_HEADER, TENANT_HEADER } from './route-headers.ts';
+import { closePartialEvent, createHttpForwarder } from './create-http-forwarder.ts';
+import { QUERY_HEADER, ROUTE_HEADER, TENANT_HEADER } from './route-headers.ts';
+import type { RouteRequest } from './route-request.ts';
 
 const servers: Server[] = [];
 
@@ -16,6 +17,42 @@ async function unusedUrl(): Promise<string> {
   const url = await listen(() => {});
   await new Promise<void>((resolve) => servers.pop()?.close(() => resolve()));
   return url;
+}
+
+/** A router that accepts connections and drops them at once, counting the attempts. */
+async function resettingRouter(): Promise<{ url: string; attempts(): number }> {
+  let attempts = 0;
+  const url = await listen(() => {});
+  servers.at(-1)?.on('connection', (socket: Socket) => {
+    attempts++;
+    socket.destroy();
+  });
+  return { url, attempts: () => attempts };
+}
+
+function routeRequest(overrides: Partial<RouteRequest> = {}): RouteRequest {
+  return {
+    route: { format: 'chat-completions', operation: 'generate' },
+    identity: { tenantId: 'acme', keyId: 'k', requestId: 'req_1' },
+    body: Buffer.from('{}'),
+    headers: {},
+    query: {},
+    signal: new AbortController().signal,
+    receivedAt: 0,
+    estimatedTokens: 1,
+    ...overrides,
+  };
+}
+
+/** A front server handing every request to `forward`; its failures end the response with `failed`. */
+function front(forward: (response: ServerResponse) => Promise<void>): Promise<string> {
+  return listen((_request, response) => {
+    forward(response).catch(() => {
+      closePartialEvent(response);
+      if (response.headersSent) response.end('failed\n\n');
+      else response.writeHead(502).end('failed');
+    });
+  });
 }
 
 afterEach(async () => {
@@ -53,6 +90,110 @@ describe('createHttpForwarder', () => {
         expect(await answer.text()).toBe('answer');
       }
       expect(seen.slice(0, 2)).toEqual(['{"format":"chat-completions","operation":"generate"}', 'acme']);
+    } finally {
+      await forwarder.close();
+    }
+  });
+
+  it('should relay the answer headers without hop-by-hop ones, keep duplicates, and let them replace headers set before', async () => {
+    const router = await listen((_request, response) => {
+      response.setHeader('set-cookie', ['a=1', 'b=2']);
+      response.setHeader('x-ratelimit-remaining-requests', 'from-router');
+      response.setHeader('Keep-Alive', 'timeout=99');
+      response.setHeader('Upgrade', 'h2c');
+      response.writeHead(200, { 'content-type': 'text/plain', connection: 'keep-alive' }).end('ok');
+    });
+    const forwarder = createHttpForwarder({ urls: [router] });
+    const url = await front((response) => {
+      // What ingress's admission sets before forwarding.
+      response.setHeader('x-ratelimit-limit-requests', '60');
+      response.setHeader('x-ratelimit-remaining-requests', '59');
+      return forwarder.handle(routeRequest(), response);
+    });
+    try {
+      const answer = await fetch(url);
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toBe('ok');
+      expect(answer.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+      expect(answer.headers.get('content-type')).toBe('text/plain');
+      expect(answer.headers.get('x-ratelimit-limit-requests')).toBe('60');
+      expect(answer.headers.get('x-ratelimit-remaining-requests')).toBe('from-router');
+      expect(answer.headers.get('upgrade')).toBeNull();
+      // The front's own connection headers, not the router's.
+      expect(answer.headers.get('keep-alive')).not.toBe('timeout=99');
+    } finally {
+      await forwarder.close();
+    }
+  });
+
+  it('should send the client headers, identity, route and query, the hop\'s own names winning over a client header', async () => {
+    const seen: Array<Record<string, string | string[] | undefined>> = [];
+    const router = await listen((request, response) => {
+      seen.push(request.headers);
+      response.end();
+    });
+    const forwarder = createHttpForwarder({ urls: [router] });
+    const headers = { 'anthropic-beta': 'tools', [TENANT_HEADER]: 'mallory', [ROUTE_HEADER]: 'forged', 'content-type': 'text/plain', [QUERY_HEADER]: 'forged' };
+    const url = await front((response) => forwarder.handle(routeRequest({ headers, query: { after: 'x y', limit: '2' } }), response));
+    const bare = await front((response) => forwarder.handle(routeRequest({ headers: { [QUERY_HEADER]: 'kept' } }), response));
+    try {
+      await (await fetch(url)).text();
+      await (await fetch(bare)).text();
+      expect(seen[0]).toMatchObject({
+        'anthropic-beta': 'tools',
+        [TENANT_HEADER]: 'acme',
+        'x-switchyard-key-id': 'k',
+        'x-request-id': 'req_1',
+        'x-switchyard-estimated-tokens': '1',
+        [ROUTE_HEADER]: '{"format":"chat-completions","operation":"generate"}',
+        'content-type': 'application/octet-stream',
+        [QUERY_HEADER]: 'after=x+y&limit=2',
+      });
+      // As with one merged object before: a client header is overridden only by a header the hop sends.
+      expect(seen[1]?.[QUERY_HEADER]).toBe('kept');
+    } finally {
+      await forwarder.close();
+    }
+  });
+
+  it('should try each router once per request, those marked down last', async () => {
+    const down = await resettingRouter();
+    const alsoDown = await resettingRouter();
+    const live = await listen((_request, response) => response.end('live'));
+    const forwarder = createHttpForwarder({ urls: [down.url, live] });
+    const url = await front((response) => forwarder.handle(routeRequest(), response));
+    const dead = createHttpForwarder({ urls: [down.url, alsoDown.url] });
+    const deadUrl = await front((response) => dead.handle(routeRequest(), response));
+    try {
+      for (let i = 0; i < 4; i++) expect(await (await fetch(url)).text()).toBe('live');
+      // Marked down by the first request, the resetting router is not tried while another serves.
+      expect(down.attempts()).toBe(1);
+      // All down: each is tried once, the next request tries each once again.
+      expect((await fetch(deadUrl)).status).toBe(502);
+      expect([down.attempts(), alsoDown.attempts()]).toEqual([2, 1]);
+      expect((await fetch(deadUrl)).status).toBe(502);
+      expect([down.attempts(), alsoDown.attempts()]).toEqual([3, 2]);
+    } finally {
+      await forwarder.close();
+      await dead.close();
+    }
+  });
+
+  it('should leave the client response open when the router breaks off, and close a half-written event', async () => {
+    const router = await listen((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: one\n\n');
+      setTimeout(() => {
+        response.write('data: {"half');
+        setTimeout(() => response.socket?.destroy(), 50);
+      }, 50);
+    });
+    const forwarder = createHttpForwarder({ urls: [router] });
+    const url = await front((response) => forwarder.handle(routeRequest(), response));
+    try {
+      const answer = await fetch(url);
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toBe('data: one\n\ndata: {"half\n\nfailed\n\n');
     } finally {
       await forwarder.close();
     }
