@@ -24,9 +24,10 @@ export type ReconcileArguments = [
   keyBudgetKey: string,
   now: string,
   deltaTokens: string,
-  tenantTpm: string,
+  admittedAt: string,
+  tenantHasTpm: string,
   tenantHasBudget: string,
-  keyTpm: string,
+  keyHasTpm: string,
   keyHasBudget: string,
 ];
 export type ReleaseArguments = [tenantConcurrencyKey: string, keyConcurrencyKey: string, requestId: string];
@@ -73,6 +74,10 @@ export function encodeNow(now: number | undefined): string {
   return now === undefined ? '' : String(now);
 }
 
+export function encodeFlag(value: boolean): string {
+  return value ? '1' : '0';
+}
+
 /** An absent limit travels as ''. */
 export function encodeLimit(value: number | undefined): string {
   return value === undefined ? '' : String(value);
@@ -95,21 +100,21 @@ export function scopeKeyTuple(keys: ScopeKeys): ScopeKeyTuple {
 const LIMIT_CODES: Record<number, RefusedLimit> = { 1: 'requests', 2: 'tokens', 3: 'concurrency', 4: 'budget' };
 const SCOPE_CODES: Record<number, LimitScope> = { 1: 'tenant', 2: 'key' };
 
-/** Turns the script's flat integer reply back into the result decideAdmission would build. */
+/** Turns the script's flat integer reply back into the result the memory limiter would build. */
 export function decodeAdmitReply(reply: readonly number[]): Omit<AdmissionResult, 'degraded'> {
-  if (reply.length !== 11) throw new Error(`admit script replied with ${reply.length} fields, expected 11`);
-  const [allowed, limitCode, scopeCode, retryAfterMs, exceedsLimit, ...windows] = reply as [number, number, number, number, number, ...number[]];
-  const requests = decodeWindow(windows.slice(0, 3));
-  const tokens = decodeWindow(windows.slice(3, 6));
+  if (reply.length !== 12) throw new Error(`admit script replied with ${reply.length} fields, expected 12`);
+  const [allowed, limitCode, scopeCode, retryAfterMs, exceedsLimit] = reply as [number, number, number, number, number];
+  const requests = decodeWindow(reply, 5);
+  const tokens = decodeWindow(reply, 8);
   const windowFields = { ...(requests && { requests }), ...(tokens && { tokens }) };
-  if (allowed === 1) return { allowed: true, retryAfterMs: 0, ...windowFields };
+  if (allowed === 1) return { allowed: true, retryAfterMs: 0, ...windowFields, admittedAt: reply[11] as number };
   const limit = LIMIT_CODES[limitCode];
   const scope = SCOPE_CODES[scopeCode];
   if (limit === undefined || scope === undefined) throw new Error(`admit script refused with unknown limit ${limitCode} or scope ${scopeCode}`);
   return { allowed: false, limit, scope, retryAfterMs, ...(exceedsLimit === 1 && { exceedsLimit: true }), ...windowFields };
 }
 
-function decodeWindow([limit, remaining, resetMs]: number[]): WindowState | undefined {
-  if (limit === undefined || remaining === undefined || resetMs === undefined || limit === -1) return undefined;
-  return { limit, remaining, resetMs };
+function decodeWindow(reply: readonly number[], at: number): WindowState | undefined {
+  const limit = reply[at] as number;
+  return limit === -1 ? undefined : { limit, remaining: reply[at + 1] as number, resetMs: reply[at + 2] as number };
 }

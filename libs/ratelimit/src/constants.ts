@@ -27,7 +27,8 @@ export const STORE_RETRY_AFTER_MS = 1_000;
 export const DEFAULT_LEASE_MS = 10 * 60_000;
 
 /**
- * The largest limit accepted. Levels are cost × PERIOD_MS and must stay exact doubles
- * (below 2^53), with room for reconcile debt on top of a full bucket.
+ * The largest limit accepted. Window slots count whole units (sliding-window.ts) and must stay
+ * exact doubles in TypeScript and Lua and fit Redis HINCRBY's 64-bit integers: a full window
+ * plus any realistic reconcile debt stays many orders of magnitude below 2^53.
  */
 export const MAX_LIMIT = 1_000_000_000;

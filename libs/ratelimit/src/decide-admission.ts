@@ -1,16 +1,16 @@
 import { admitToBudget, type BudgetPeriods, type BudgetUsage } from './budget-period.ts';
 import { CONCURRENCY_RETRY_AFTER_MS } from './constants.ts';
-import { admitToBucket, bucketWindow } from './gcra.ts';
 import type { AdmissionResult, LimitScope, LimitSet, RefusedLimit, WindowState } from './limiter.ts';
+import { describeWindow, NEVER, slotOf, waitForRoom, type SlotWindow } from './sliding-window.ts';
 
 /**
  * The state of one scope as read at `now`, before this request. lua/admit-8.lua computes the
  * same decision inside Redis; the equivalence test in redis-limiter.test.ts holds them together.
  */
 export interface ScopeState {
-  /** Drained bucket levels (gcra.ts units); 0 when the limit is not set. */
-  requestsLevel: number;
-  tokensLevel: number;
+  /** The request and token windows as they count now (sliding-window.ts); undefined when empty or not limited. */
+  requests: SlotWindow | undefined;
+  tokens: SlotWindow | undefined;
   /** Unexpired leases. */
   slotsInUse: number;
   /** This request id already holds a slot (an admit repeated with the same id). */
@@ -24,10 +24,10 @@ export interface ScopeInput {
   state: ScopeState;
 }
 
-/** What to write for one scope when the request is admitted. */
+/** What to write for one scope when the request is admitted: units to add to the current slot. */
 export interface ScopeCharge {
-  requestsLevel?: number;
-  tokensLevel?: number;
+  requests?: number;
+  tokens?: number;
   takeSlot: boolean;
   budget?: BudgetUsage;
 }
@@ -51,7 +51,7 @@ interface Refusal {
  * then the longest wait, ties going to the earlier check (tenant before key; requests, tokens,
  * concurrency, daily, monthly).
  */
-export function decideAdmission(scopes: [ScopeInput, ScopeInput], cost: number, periods: BudgetPeriods): AdmissionDecision {
+export function decideAdmission(scopes: [ScopeInput, ScopeInput], cost: number, periods: BudgetPeriods, now: number): AdmissionDecision {
   let refusal: Refusal | undefined;
   const consider = (candidate: Refusal): void => {
     if (
@@ -68,14 +68,15 @@ export function decideAdmission(scopes: [ScopeInput, ScopeInput], cost: number, 
   scopes.forEach(({ scope, limits, state }, index) => {
     const charge = charges[index] as ScopeCharge;
     if (limits.rpm !== undefined) {
-      const decision = admitToBucket(state.requestsLevel, limits.rpm, 1);
-      if (!decision.allowed) consider(refused('requests', scope, decision));
-      charge.requestsLevel = decision.level;
+      const wait = waitForRoom(state.requests, limits.rpm, 1, now);
+      if (wait !== 0) consider(waited('requests', scope, wait));
+      charge.requests = 1;
     }
     if (limits.tpm !== undefined) {
-      const decision = admitToBucket(state.tokensLevel, limits.tpm, cost);
-      if (!decision.allowed) consider(refused('tokens', scope, decision));
-      charge.tokensLevel = decision.level;
+      const wait = waitForRoom(state.tokens, limits.tpm, cost, now);
+      if (wait !== 0) consider(waited('tokens', scope, wait));
+      // A free request charges no slot: a window only ever holds slots of more than 0 units.
+      if (cost > 0) charge.tokens = cost;
     }
     if (limits.concurrency !== undefined) {
       charge.takeSlot = true;
@@ -100,15 +101,16 @@ export function decideAdmission(scopes: [ScopeInput, ScopeInput], cost: number, 
 
   // The headers describe the windows as they now are: charged if admitted, untouched if refused.
   const admitted = refusal === undefined;
+  const slot = slotOf(now);
   let requests: WindowState | undefined;
   let tokens: WindowState | undefined;
   scopes.forEach(({ limits, state }, index) => {
     const charge = charges[index] as ScopeCharge;
     if (limits.rpm !== undefined) {
-      requests = tighter(requests, bucketWindow(admitted ? (charge.requestsLevel ?? 0) : state.requestsLevel, limits.rpm));
+      requests = tighter(requests, windowAfter(state.requests, limits.rpm, admitted ? (charge.requests ?? 0) : 0, slot, now));
     }
     if (limits.tpm !== undefined) {
-      tokens = tighter(tokens, bucketWindow(admitted ? (charge.tokensLevel ?? 0) : state.tokensLevel, limits.tpm));
+      tokens = tighter(tokens, windowAfter(state.tokens, limits.tpm, admitted ? (charge.tokens ?? 0) : 0, slot, now));
     }
   });
   const windows = { ...(requests && { requests }), ...(tokens && { tokens }) };
@@ -130,6 +132,17 @@ export function decideAdmission(scopes: [ScopeInput, ScopeInput], cost: number, 
 
 function refused(limit: RefusedLimit, scope: LimitScope, decision: { exceedsLimit: boolean; retryAfterMs: number }): Refusal {
   return { limit, scope, exceedsLimit: decision.exceedsLimit, retryAfterMs: decision.retryAfterMs };
+}
+
+function waited(limit: RefusedLimit, scope: LimitScope, wait: number): Refusal {
+  return wait === NEVER ? { limit, scope, exceedsLimit: true, retryAfterMs: 0 } : { limit, scope, exceedsLimit: false, retryAfterMs: wait };
+}
+
+/** The window with `charged` units added to the current slot (0 for a refusal), without changing it. */
+function windowAfter(window: SlotWindow | undefined, limit: number, charged: number, slot: number, now: number): WindowState {
+  const total = (window?.total ?? 0) + charged;
+  const newest = charged > 0 ? Math.max(window?.newest ?? slot, slot) : window?.newest;
+  return describeWindow(limit, total, newest, now);
 }
 
 /** The window a client should heed: fewer units left, then the longer reset; the tenant on a tie. */

@@ -1,8 +1,8 @@
 /**
  * The one place rate-limit key names are built. The scheme:
  *
- *   sy:{t:<tenant>}:rpm                   hash {level, at}     requests bucket (GCRA, gcra.ts)
- *   sy:{t:<tenant>}:tpm                   hash {level, at}     tokens bucket
+ *   sy:{t:<tenant>}:rpm                   hash {<slot>: count…, t, o, n}   requests window (sliding-window.ts)
+ *   sy:{t:<tenant>}:tpm                   hash {<slot>: count…, t, o, n}   tokens window
  *   sy:{t:<tenant>}:conc                  zset requestId → lease expiry (ms)
  *   sy:{t:<tenant>}:budget                hash {day, dayUsed, month, monthUsed}
  *   sy:{t:<tenant>}:k:<key>:rpm|tpm|conc|budget   the same four for each API key of the tenant
@@ -15,8 +15,12 @@
  *   key name: the period comes from the server's clock, known only inside the script, and a
  *   script may only touch keys it was given (Cluster rule). A counter of an older period reads
  *   as 0 and is overwritten.
- * - Buckets expire once drained, concurrency sets one lease after their last admission, budget
- *   hashes after their month (each plus EXPIRY_MARGIN_MS): an idle tenant leaves nothing behind.
+ * - A window holds one field per 1 s slot still counted (at most 61) and their sum, oldest and
+ *   newest (lua/includes/sliding-window.lua). The names are those of the GCRA buckets they
+ *   replace; the window ignores the buckets' leftover `level` and `at` fields.
+ * - Windows expire once their newest slot has left, concurrency sets one lease after their last
+ *   admission, budget hashes after their month (each plus EXPIRY_MARGIN_MS): an idle tenant
+ *   leaves nothing behind.
  * The memory limiter uses the same names for its maps.
  */
 export interface ScopeKeys {

@@ -29,7 +29,7 @@ export interface WindowState {
   limit: number;
   /** Whole units that could be admitted right now. */
   remaining: number;
-  /** Milliseconds until the window is back to its full limit. */
+  /** Milliseconds until everything now counted has left the window (the whole limit is free again); 0 when empty. */
   resetMs: number;
 }
 
@@ -56,6 +56,14 @@ export interface AdmissionResult {
   /** For the `x-ratelimit-*` headers: the tighter of the tenant and key windows. */
   requests?: WindowState;
   tokens?: WindowState;
+  /**
+   * When the request was admitted, in ms on the clock of the store that charged it (Redis `TIME`,
+   * or the memory limiter's clock). Present only on admissions that store decided: hand it back
+   * in `ReconcileRequest.admittedAt` so that tokens estimated too high can be given back to the
+   * slot they were reserved in. Absent on refusals and on degraded answers (the fallback's
+   * reservation lives in another process's memory, which the reconcile cannot reach).
+   */
+  admittedAt?: number;
   /** Answered by the fallback because the store failed. */
   degraded: boolean;
 }
@@ -71,15 +79,21 @@ export interface ReconcileRequest {
   keyId: string;
   tenantLimits: LimitSet;
   keyLimits: LimitSet;
-  /** Actual minus estimated tokens; negative gives capacity back. */
+  /**
+   * Actual minus estimated tokens. Positive: charged to the token windows now. Negative: given
+   * back to the window slot the reservation was made in, if `admittedAt` says which one and that
+   * slot still counts; otherwise the windows keep the estimate (budgets are corrected either way).
+   */
   deltaTokens: number;
+  /** `AdmissionResult.admittedAt` of the request being reconciled, when known. */
+  admittedAt?: number;
 }
 
 export interface Limiter {
   admit(request: AdmissionRequest): Promise<AdmissionResult>;
   /** Frees the concurrency slot (client response ended or client went away). Idempotent. */
   release(request: ReleaseRequest): Promise<void>;
-  /** Charges actual - estimated tokens to TPM and budgets once the answer's real usage is known (can be negative). */
+  /** Charges actual - estimated tokens to TPM and budgets once the answer's real usage is known (can be negative, see ReconcileRequest). */
   reconcile(request: ReconcileRequest): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,10 +1,10 @@
 import { budgetPeriods, budgetTtlMs, chargeUsage, currentUsage, type BudgetPeriods, type BudgetUsage, type StoredBudget } from './budget-period.ts';
 import { DEFAULT_LEASE_MS, PERIOD_MS } from './constants.ts';
 import { decideAdmission, type ScopeInput } from './decide-admission.ts';
-import { bucketTtlMs, chargeBucket, drainBucket, type Bucket } from './gcra.ts';
 import { keyScopeKeys, tenantScopeKeys, type ScopeKeys } from './keys.ts';
 import type { AdmissionRequest, AdmissionResult, Limiter, LimitScope, LimitSet, ReconcileRequest, ReleaseRequest } from './limiter.ts';
-import { assertLimitSet, hasBudget, tokenCost, tokenDelta } from './validate-request.ts';
+import { chargeWindow, currentWindow, refundWindow, slotOf, WINDOW_TTL_MS, type SlotWindow } from './sliding-window.ts';
+import { assertAdmittedAt, assertLimitSet, hasAnyLimit, hasBudget, tokenCost, tokenDelta } from './validate-request.ts';
 
 export interface MemoryLimiterOptions {
   /** Clock in ms since the epoch; tests drive it. Defaults to `Date.now`. */
@@ -25,7 +25,7 @@ interface Expiring {
 export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter {
   const now = options.now ?? Date.now;
   const leaseMs = options.concurrencyLeaseMs ?? DEFAULT_LEASE_MS;
-  const buckets = new Map<string, Bucket & Expiring>();
+  const windows = new Map<string, SlotWindow & Expiring>();
   const budgets = new Map<string, StoredBudget & Expiring>();
   /** requestId → lease expiry, per concurrency key. */
   const leases = new Map<string, Map<string, number>>();
@@ -33,21 +33,34 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
   // Expired entries are skipped when read; the sweep only bounds memory for tenants gone idle.
   const sweeper = setInterval(() => {
     const at = now();
-    for (const map of [buckets, budgets]) {
+    for (const map of [windows, budgets]) {
       for (const [key, entry] of map) if (entry.expiresAt <= at) map.delete(key);
     }
     for (const key of leases.keys()) liveLeases(key, at);
   }, PERIOD_MS);
   sweeper.unref();
 
-  function readBucket(key: string, limit: number, at: number): number {
-    const entry = buckets.get(key);
-    return drainBucket(entry !== undefined && entry.expiresAt > at ? entry : undefined, limit, at);
+  /** The window as it counts at `at`, slots that have left dropped; an emptied window is forgotten. */
+  function readWindow(key: string, at: number): (SlotWindow & Expiring) | undefined {
+    const entry = windows.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt > at && currentWindow(entry, slotOf(at)) !== undefined) return entry;
+    windows.delete(key);
+    return undefined;
   }
 
-  function writeBucket(key: string, level: number, limit: number, at: number): void {
-    if (level <= 0) buckets.delete(key);
-    else buckets.set(key, { level, at, expiresAt: at + bucketTtlMs(level, limit) });
+  /**
+   * Adds units to the current slot and renews the expiry (the script renews it only when a newer
+   * slot starts; either way it outlives the newest slot, and no answer depends on it).
+   */
+  function chargeCurrentSlot(key: string, amount: number, at: number): void {
+    const window = chargeWindow(readWindow(key, at), slotOf(at), amount) as SlotWindow & Expiring;
+    window.expiresAt = at + WINDOW_TTL_MS;
+    windows.set(key, window);
+  }
+
+  function refundSlot(key: string, admittedAt: number, amount: number, at: number): void {
+    if (refundWindow(readWindow(key, at), slotOf(at), slotOf(admittedAt), amount) === undefined) windows.delete(key);
   }
 
   function readBudget(key: string, periods: BudgetPeriods, at: number): BudgetUsage {
@@ -73,8 +86,8 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
       scope,
       limits,
       state: {
-        requestsLevel: limits.rpm === undefined ? 0 : readBucket(keys.requests, limits.rpm, at),
-        tokensLevel: limits.tpm === undefined ? 0 : readBucket(keys.tokens, limits.tpm, at),
+        requests: limits.rpm === undefined ? undefined : readWindow(keys.requests, at),
+        tokens: limits.tpm === undefined ? undefined : readWindow(keys.tokens, at),
         slotsInUse: held?.size ?? 0,
         holdsSlot: held?.has(requestId) ?? false,
         budget: hasBudget(limits) ? readBudget(keys.budget, periods, at) : { dayUsed: 0, monthUsed: 0 },
@@ -87,6 +100,8 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
       assertLimitSet(request.tenantLimits, 'tenant');
       assertLimitSet(request.keyLimits, 'key');
       const cost = tokenCost(request.estimatedTokens);
+      // As the Redis limiter does: nothing to check, nothing reserved, so no admission time either.
+      if (!hasAnyLimit(request.tenantLimits) && !hasAnyLimit(request.keyLimits)) return { allowed: true, retryAfterMs: 0, degraded: false };
       const at = now();
       const periods = budgetPeriods(at);
       const scopeKeys = [tenantScopeKeys(request.tenantId), keyScopeKeys(request.tenantId, request.keyId)] as const;
@@ -94,12 +109,11 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
         readScope('tenant', request.tenantLimits, scopeKeys[0], request.requestId, periods, at),
         readScope('key', request.keyLimits, scopeKeys[1], request.requestId, periods, at),
       ];
-      const decision = decideAdmission(inputs, cost, periods);
+      const decision = decideAdmission(inputs, cost, periods, at);
       decision.charges?.forEach((charge, index) => {
-        const { limits } = inputs[index] as ScopeInput;
         const keys = scopeKeys[index] as ScopeKeys;
-        if (charge.requestsLevel !== undefined && limits.rpm !== undefined) writeBucket(keys.requests, charge.requestsLevel, limits.rpm, at);
-        if (charge.tokensLevel !== undefined && limits.tpm !== undefined) writeBucket(keys.tokens, charge.tokensLevel, limits.tpm, at);
+        if (charge.requests !== undefined) chargeCurrentSlot(keys.requests, charge.requests, at);
+        if (charge.tokens !== undefined) chargeCurrentSlot(keys.tokens, charge.tokens, at);
         if (charge.takeSlot) {
           const held = leases.get(keys.concurrency) ?? new Map<string, number>();
           held.set(request.requestId, at + leaseMs);
@@ -107,7 +121,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
         }
         if (charge.budget !== undefined) writeBudget(keys.budget, charge.budget, periods, at);
       });
-      return { ...decision.result, degraded: false };
+      return decision.result.allowed ? { ...decision.result, admittedAt: at, degraded: false } : { ...decision.result, degraded: false };
     },
 
     async release(request: ReleaseRequest): Promise<void> {
@@ -121,6 +135,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
     async reconcile(request: ReconcileRequest): Promise<void> {
       assertLimitSet(request.tenantLimits, 'tenant');
       assertLimitSet(request.keyLimits, 'key');
+      assertAdmittedAt(request.admittedAt);
       const delta = tokenDelta(request.deltaTokens);
       if (delta === 0) return;
       const at = now();
@@ -130,7 +145,12 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
         { limits: request.keyLimits, keys: keyScopeKeys(request.tenantId, request.keyId) },
       ];
       for (const { limits, keys } of scopes) {
-        if (limits.tpm !== undefined) writeBucket(keys.tokens, chargeBucket(readBucket(keys.tokens, limits.tpm, at), delta), limits.tpm, at);
+        if (limits.tpm !== undefined) {
+          // More than estimated: charged now (the answer just used them). Less: given back to the
+          // reservation's own slot while it still counts, and only when we know which slot that is.
+          if (delta > 0) chargeCurrentSlot(keys.tokens, delta, at);
+          else if (request.admittedAt !== undefined) refundSlot(keys.tokens, request.admittedAt, -delta, at);
+        }
         if (hasBudget(limits)) writeBudget(keys.budget, chargeUsage(readBudget(keys.budget, periods, at), delta), periods, at);
       }
     },

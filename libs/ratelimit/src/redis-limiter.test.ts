@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { MAX_LIMIT } from './constants.ts';
 import type { AdmissionRequest, Limiter, LimitSet } from './limiter.ts';
 import { createMemoryLimiter } from './memory-limiter.ts';
 import { createRedisLimiter, createRedisLimiterWithClock, type RedisLimiterOptions } from './redis-limiter.ts';
@@ -64,17 +65,23 @@ describe('redis limiter across replicas', () => {
     expect(retried.filter((result) => result.allowed)).toHaveLength(1);
   });
 
-  redisTest('should admit again after waiting the retryAfterMs it was given, on the server clock', async ({ redisUrl }) => {
+  redisTest('should time admissions on the server clock and make a refusal wait for the reservation slot to leave', async ({ redisUrl }) => {
     const limiter = openLimiter({ url: redisUrl });
-    // 300 tokens per minute: after a full burst, one more token frees every 200 ms.
     const limits = { tenantLimits: { tpm: 300 } };
-    expect((await limiter.admit(request({ ...limits, estimatedTokens: 300 }))).allowed).toBe(true);
+    // This process and the server read the same machine clock; a few ms cover the rounding.
+    const before = Date.now();
+    const admitted = await limiter.admit(request({ ...limits, estimatedTokens: 300 }));
+    const admittedAt = admitted.admittedAt ?? Number.NaN;
+    expect(admittedAt).toBeGreaterThanOrEqual(before - 5);
+    expect(admittedAt).toBeLessThanOrEqual(Date.now() + 5);
     const refused = await limiter.admit(request({ ...limits, estimatedTokens: 1 }));
+    const refusedBy = Date.now();
     expect(refused).toMatchObject({ allowed: false, limit: 'tokens' });
-    expect(refused.retryAfterMs).toBeGreaterThan(150);
-    expect(refused.retryAfterMs).toBeLessThanOrEqual(200);
-    await sleep(refused.retryAfterMs);
-    expect((await limiter.admit(request({ ...limits, estimatedTokens: 1 }))).allowed).toBe(true);
+    // The wait ends exactly when the reservation's 1 s slot leaves, 61 s after the slot began.
+    const leavesAt = (Math.floor(admittedAt / 1_000) + 61) * 1_000;
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(leavesAt - admittedAt);
+    expect(refused.retryAfterMs).toBeGreaterThanOrEqual(leavesAt - refusedBy - 5);
+    expect(refused.tokens).toEqual({ limit: 300, remaining: 0, resetMs: refused.retryAfterMs });
   });
 
   redisTest('should keep every key on the tenant hash tag and give each an expiry', async ({ redisUrl }) => {
@@ -91,17 +98,90 @@ describe('redis limiter across replicas', () => {
     }
   });
 
-  redisTest('should answer exactly like the memory limiter for any history of admits, releases and reconciles', async ({ redisUrl }) => {
-    let now = 0;
-    const clock = () => now;
-    const leaseMs = 20_000;
-    const fromRedis = createRedisLimiterWithClock({ url: redisUrl, concurrencyLeaseMs: leaseMs }, clock);
-    const fromMemory = createMemoryLimiter({ now: clock, concurrencyLeaseMs: leaseMs });
+  redisTest('should ignore what the GCRA buckets that used the same keys left behind', async ({ redisUrl }) => {
+    const redis = new Redis(redisUrl);
+    onTestFinished(() => redis.disconnect());
+    await redis.hset('sy:{t:acme}:rpm', 'level', '60000', 'at', String(Date.now()));
+    const limiter = openLimiter({ url: redisUrl });
+    const results = [];
+    for (let index = 0; index < 3; index += 1) results.push(await limiter.admit(request({ tenantLimits: { rpm: 2 } })));
+    expect(results.map((result) => result.allowed)).toEqual([true, true, false]);
+    expect(results[1]?.requests).toMatchObject({ limit: 2, remaining: 0 });
+  });
+
+  /** Both limiters on one fake clock: the Redis one receives it through the scripts' `now` argument. */
+  function twins(redisUrl: string, leaseMs: number) {
+    const clock = { now: 0 };
+    const fromRedis = createRedisLimiterWithClock({ url: redisUrl, concurrencyLeaseMs: leaseMs }, () => clock.now);
+    const fromMemory = createMemoryLimiter({ now: () => clock.now, concurrencyLeaseMs: leaseMs });
     onTestFinished(async () => {
       await fromRedis.close();
       await fromMemory.close();
     });
+    let run = 0;
+    /**
+     * Plays one history on both and requires identical answers. A fresh tenant per run keeps
+     * runs independent without flushing. Reconciles carry the admittedAt of the request's last
+     * admission when asked to, as the router does.
+     */
+    const play = async (start: number, tenantLimits: LimitSet, keyLimits: [LimitSet, LimitSet], operations: readonly Operation[]) => {
+      clock.now = start;
+      const tenantId = `tenant-${(run += 1)}`;
+      const admittedAt = new Map<number, number>();
+      for (const { advanceMs, keyIndex, requestIndex, action } of operations) {
+        clock.now += advanceMs;
+        const scope = { tenantId, keyId: `key-${keyIndex}`, tenantLimits, keyLimits: keyLimits[keyIndex] as LimitSet };
+        const requestId = `request-${requestIndex}`;
+        if (action.kind === 'admit') {
+          const admission = { ...scope, requestId, estimatedTokens: action.estimatedTokens };
+          const expected = await fromMemory.admit(admission);
+          expect(await fromRedis.admit(admission)).toEqual(expected);
+          if (expected.admittedAt !== undefined) admittedAt.set(requestIndex, expected.admittedAt);
+        } else if (action.kind === 'release') {
+          await Promise.all([fromRedis.release({ ...scope, requestId }), fromMemory.release({ ...scope, requestId })]);
+        } else {
+          const at = action.withAdmittedAt ? admittedAt.get(requestIndex) : undefined;
+          const reconcile = { ...scope, deltaTokens: action.deltaTokens, ...(at !== undefined && { admittedAt: at }) };
+          await Promise.all([fromRedis.reconcile(reconcile), fromMemory.reconcile(reconcile)]);
+        }
+      }
+    };
+    return { play };
+  }
 
+  type Operation = {
+    advanceMs: number;
+    keyIndex: number;
+    requestIndex: number;
+    action: { kind: 'admit'; estimatedTokens: number } | { kind: 'release' } | { kind: 'reconcile'; deltaTokens: number; withAdmittedAt: boolean };
+  };
+
+  function operationArbitrary(options: {
+    advanceMs: fc.Arbitrary<number>;
+    estimatedTokens: fc.Arbitrary<number>;
+    deltaTokens: fc.Arbitrary<number>;
+    releases: boolean;
+  }): fc.Arbitrary<Operation> {
+    const admit = fc.record({ kind: fc.constant('admit' as const), estimatedTokens: options.estimatedTokens });
+    const reconcile = fc.record({
+      kind: fc.constant('reconcile' as const),
+      deltaTokens: options.deltaTokens,
+      withAdmittedAt: fc.oneof(fc.constant(true), fc.boolean()),
+    });
+    const release = fc.record({ kind: fc.constant('release' as const) });
+    return fc.record({
+      advanceMs: options.advanceMs,
+      keyIndex: fc.integer({ min: 0, max: 1 }),
+      requestIndex: fc.integer({ min: 0, max: 4 }),
+      action: options.releases
+        ? fc.oneof(admit, release, reconcile)
+        : fc.oneof({ arbitrary: admit, weight: 3 }, { arbitrary: reconcile, weight: 1 }),
+    });
+  }
+
+  redisTest('should answer exactly like the memory limiter for any history of admits, releases and reconciles', async ({ redisUrl }) => {
+    const leaseMs = 20_000;
+    const { play } = twins(redisUrl, leaseMs);
     const limitsArbitrary = fc.record(
       {
         rpm: fc.integer({ min: 1, max: 6 }),
@@ -112,21 +192,17 @@ describe('redis limiter across replicas', () => {
       },
       { requiredKeys: [] },
     );
-    const operationArbitrary = fc.record({
-      // Round steps land exactly on lease expiries, drained buckets and day ends.
+    const operations = operationArbitrary({
+      // Round steps land exactly on slot and window edges, lease expiries and day ends.
       advanceMs: fc.oneof(
-        fc.constantFrom(0, 1, 1_000, 12_000, leaseMs, 60_000, HOUR_MS),
+        fc.constantFrom(0, 1, 999, 1_000, 12_000, leaseMs, 60_000, 61_000, HOUR_MS),
         fc.integer({ min: 0, max: 2_000 }),
         fc.integer({ min: 0, max: 40_000 }),
         fc.integer({ min: 0, max: 6 * HOUR_MS }),
       ),
-      keyIndex: fc.integer({ min: 0, max: 1 }),
-      requestIndex: fc.integer({ min: 0, max: 4 }),
-      action: fc.oneof(
-        fc.record({ kind: fc.constant('admit' as const), estimatedTokens: fc.integer({ min: 0, max: 400 }) }),
-        fc.record({ kind: fc.constant('release' as const) }),
-        fc.record({ kind: fc.constant('reconcile' as const), deltaTokens: fc.integer({ min: -400, max: 400 }) }),
-      ),
+      estimatedTokens: fc.integer({ min: 0, max: 400 }),
+      deltaTokens: fc.integer({ min: -400, max: 400 }),
+      releases: true,
     });
     // Starts on the last day of months (January, February of a leap year, December), where
     // budgets roll over within a run.
@@ -136,37 +212,52 @@ describe('redis limiter across replicas', () => {
         fc.oneof(fc.constantFrom(0, 24 * HOUR_MS - 60_000, 24 * HOUR_MS - 1), fc.integer({ min: 0, max: 24 * HOUR_MS - 1 })),
       )
       .map(([base, offset]) => base + offset);
-
-    let run = 0;
     await fc.assert(
       fc.asyncProperty(
         startArbitrary,
         limitsArbitrary,
         fc.tuple(limitsArbitrary, limitsArbitrary),
-        fc.array(operationArbitrary, { minLength: 1, maxLength: 40 }),
-        async (start, tenantLimits, keyLimits, operations) => {
-          now = start;
-          // A fresh tenant per run keeps runs independent without flushing.
-          const tenantId = `tenant-${(run += 1)}`;
-          for (const { advanceMs, keyIndex, requestIndex, action } of operations) {
-            now += advanceMs;
-            const scope = { tenantId, keyId: `key-${keyIndex}`, tenantLimits, keyLimits: keyLimits[keyIndex] as LimitSet };
-            const requestId = `request-${requestIndex}`;
-            if (action.kind === 'admit') {
-              const admission = { ...scope, requestId, estimatedTokens: action.estimatedTokens };
-              expect(await fromRedis.admit(admission)).toEqual(await fromMemory.admit(admission));
-            } else if (action.kind === 'release') {
-              await Promise.all([fromRedis.release({ ...scope, requestId }), fromMemory.release({ ...scope, requestId })]);
-            } else {
-              const reconcile = { ...scope, deltaTokens: action.deltaTokens };
-              await Promise.all([fromRedis.reconcile(reconcile), fromMemory.reconcile(reconcile)]);
-            }
-          }
-        },
+        fc.array(operations, { minLength: 1, maxLength: 40, size: 'max' }),
+        play,
       ),
       { numRuns: 200 },
     );
   });
+
+  redisTest('should count, wait and give back in the rate windows exactly like the memory limiter', async ({ redisUrl }) => {
+    // Rate windows alone, busy: many admits over a few minutes, so that pruning, refusals and
+    // their waits, and reconciles of both signs (to slots still counted or gone) all happen.
+    const { play } = twins(redisUrl, 20_000);
+    const rateArbitrary = fc.record(
+      {
+        rpm: fc.integer({ min: 1, max: 12 }),
+        // Now and then the largest limits, where doubles could round if anything were inexact.
+        tpm: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 1_500 }), weight: 4 }, { arbitrary: fc.integer({ min: 1, max: MAX_LIMIT }), weight: 1 }),
+      },
+      { requiredKeys: [] },
+    );
+    const operations = operationArbitrary({
+      advanceMs: fc.oneof(
+        { arbitrary: fc.constantFrom(0, 1, 999, 1_000, 59_999, 60_000, 61_000), weight: 1 },
+        { arbitrary: fc.integer({ min: 0, max: 3_000 }), weight: 4 },
+        { arbitrary: fc.integer({ min: 0, max: 30_000 }), weight: 1 },
+      ),
+      estimatedTokens: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 400 }), weight: 6 }, { arbitrary: fc.integer({ min: 0, max: MAX_LIMIT + 1 }), weight: 1 }),
+      deltaTokens: fc.oneof({ arbitrary: fc.integer({ min: -400, max: 400 }), weight: 6 }, { arbitrary: fc.integer({ min: -MAX_LIMIT, max: MAX_LIMIT }), weight: 1 }),
+      releases: false,
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 10_000 }).map((offset) => Date.UTC(2026, 6, 1) + offset),
+        rateArbitrary,
+        fc.tuple(rateArbitrary, rateArbitrary),
+        fc.array(operations, { minLength: 1, maxLength: 120, size: 'max' }),
+        play,
+      ),
+      { numRuns: 200 },
+    );
+    // About 3 s here; room for a loaded 2-core machine.
+  }, 60_000);
 });
 
 // These start their own server: killing the file's shared one would disturb the other tests.
@@ -198,6 +289,8 @@ describe('redis limiter when Redis fails', () => {
     const { value, elapsedMs } = await timed(limiter.admit(request(limits)));
     expect(elapsedMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
     expect(value).toMatchObject({ allowed: true, degraded: true });
+    // Reserved in this process's memory only: no reconcile may give it back to a Redis window.
+    expect(value.admittedAt).toBeUndefined();
     // The fallback still limits, per process: its own fresh window of 2 for the key.
     expect(await limiter.admit(request(limits))).toMatchObject({ allowed: true, degraded: true });
     expect(await limiter.admit(request(limits))).toMatchObject({ allowed: false, limit: 'requests', scope: 'key', degraded: true });

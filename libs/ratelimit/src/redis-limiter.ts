@@ -1,10 +1,10 @@
 import { Redis } from 'ioredis';
-import { decodeAdmitReply, defineRateLimitCommands, encodeLimit, encodeLimits, encodeNow, scopeKeyTuple } from './commands.ts';
+import { decodeAdmitReply, defineRateLimitCommands, encodeFlag, encodeLimits, encodeNow, scopeKeyTuple } from './commands.ts';
 import { DEFAULT_LEASE_MS, STORE_RETRY_AFTER_MS } from './constants.ts';
 import { keyScopeKeys, tenantScopeKeys } from './keys.ts';
 import type { AdmissionRequest, AdmissionResult, Limiter, LimitScope, LimitSet, ReconcileRequest, RefusedLimit, ReleaseRequest } from './limiter.ts';
 import { createMemoryLimiter } from './memory-limiter.ts';
-import { assertLimitSet, hasBudget, tokenCost, tokenDelta } from './validate-request.ts';
+import { assertAdmittedAt, assertLimitSet, hasAnyLimit, hasBudget, tokenCost, tokenDelta } from './validate-request.ts';
 
 export interface StoreFailurePolicy {
   /** RPM, TPM and concurrency: `open` answers from a per-process memory limiter, `closed` refuses. */
@@ -145,11 +145,13 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
       if (refused !== undefined) return refusedByOutage(refused.limit, refused.scope);
     }
     // Past this point budgets are open (or absent): the process cannot know what was spent, so it skips them.
-    const result = await fallback.admit({
+    const { admittedAt: _reservedInThisProcessOnly, ...result } = await fallback.admit({
       ...request,
       tenantLimits: withoutBudgets(request.tenantLimits),
       keyLimits: withoutBudgets(request.keyLimits),
     });
+    // Without admittedAt, the reconcile (in a router, against Redis) cannot give tokens back to
+    // a Redis window slot that never held this reservation.
     return { ...result, degraded: true };
   }
 
@@ -187,6 +189,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     async reconcile(request: ReconcileRequest): Promise<void> {
       assertLimitSet(request.tenantLimits, 'tenant');
       assertLimitSet(request.keyLimits, 'key');
+      assertAdmittedAt(request.admittedAt);
       const delta = tokenDelta(request.deltaTokens);
       if (delta === 0) return;
       const tenantKeys = tenantScopeKeys(request.tenantId);
@@ -199,16 +202,19 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
           keyKeys.budget,
           encodeNow(clock?.()),
           String(delta),
-          encodeLimit(request.tenantLimits.tpm),
-          hasBudget(request.tenantLimits) ? '1' : '0',
-          encodeLimit(request.keyLimits.tpm),
-          hasBudget(request.keyLimits) ? '1' : '0',
+          request.admittedAt === undefined ? '' : String(request.admittedAt),
+          encodeFlag(request.tenantLimits.tpm !== undefined),
+          encodeFlag(hasBudget(request.tenantLimits)),
+          encodeFlag(request.keyLimits.tpm !== undefined),
+          encodeFlag(hasBudget(request.keyLimits)),
         ),
       );
       // Lost for Redis (the caller has nothing better to do with it); the fallback's token
-      // windows still learn the real usage of the requests it is admitting meanwhile.
+      // windows still learn the real usage of the requests it is admitting meanwhile. Its
+      // windows hold no reservation made on Redis, so nothing is given back to them.
       if (outcome === 'failed') {
-        await fallback.reconcile({ ...request, tenantLimits: withoutBudgets(request.tenantLimits), keyLimits: withoutBudgets(request.keyLimits) });
+        const { admittedAt: _reservedInRedis, ...rest } = request;
+        await fallback.reconcile({ ...rest, tenantLimits: withoutBudgets(request.tenantLimits), keyLimits: withoutBudgets(request.keyLimits) });
       }
     },
 
@@ -237,10 +243,6 @@ function firstRateLimit(limits: LimitSet, scope: LimitScope): { limit: RefusedLi
 
 function withoutBudgets({ rpm, tpm, concurrency }: LimitSet): LimitSet {
   return { ...(rpm !== undefined && { rpm }), ...(tpm !== undefined && { tpm }), ...(concurrency !== undefined && { concurrency }) };
-}
-
-function hasAnyLimit(limits: LimitSet): boolean {
-  return limits.rpm !== undefined || limits.tpm !== undefined || limits.concurrency !== undefined || hasBudget(limits);
 }
 
 async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {

@@ -31,6 +31,17 @@ export function tokenDelta(deltaTokens: number): number {
   return Math.max(-MAX_LIMIT, Math.min(MAX_LIMIT, Math.round(deltaTokens)));
 }
 
+/** A reconcile's `admittedAt` is a moment the limiter itself reported: anything else is a bug. */
+export function assertAdmittedAt(admittedAt: number | undefined): void {
+  if (admittedAt !== undefined && !(Number.isSafeInteger(admittedAt) && admittedAt >= 0)) {
+    throw new RangeError(`admittedAt must be a whole number of ms >= 0, got ${admittedAt}`);
+  }
+}
+
 export function hasBudget(limits: LimitSet): boolean {
   return limits.dailyTokens !== undefined || limits.monthlyTokens !== undefined;
+}
+
+export function hasAnyLimit(limits: LimitSet): boolean {
+  return limits.rpm !== undefined || limits.tpm !== undefined || limits.concurrency !== undefined || hasBudget(limits);
 }

@@ -3,8 +3,8 @@
   every configured limit admits and all are charged, or nothing is charged anywhere.
   Mirrors decideAdmission (decide-admission.ts); key layout in keys.ts.
 
-  KEYS[1] tenant requests bucket     KEYS[5] key requests bucket
-  KEYS[2] tenant tokens bucket       KEYS[6] key tokens bucket
+  KEYS[1] tenant requests window     KEYS[5] key requests window
+  KEYS[2] tenant tokens window       KEYS[6] key tokens window
   KEYS[3] tenant concurrency set     KEYS[7] key concurrency set
   KEYS[4] tenant budget counters     KEYS[8] key budget counters
 
@@ -16,19 +16,22 @@
   ARGV[10..14] key limits, same order
 
   Returns { allowed, refused limit, refused scope, retry after ms, exceeds limit,
-            requests limit, remaining, reset ms, tokens limit, remaining, reset ms }:
+            requests limit, remaining, reset ms, tokens limit, remaining, reset ms, now }:
   booleans as 1/0, limit codes 1 requests 2 tokens 3 concurrency 4 budget, scope codes
   1 tenant 2 key, and -1 for anything absent (decoded by decodeAdmitReply in commands.ts).
+  `now` is the moment of the decision on the clock used, the admission's `admittedAt`.
 ]]
 
 --- @include "constants"
 --- @include "now"
---- @include "gcra"
+--- @include "sliding-window"
 --- @include "budget"
 
 local REQUESTS, TOKENS, CONCURRENCY, BUDGET = 1, 2, 3, 4
 
 local now = now_ms(ARGV[1])
+local slot = slot_of(now)
+local slot_field = integer_string(slot)
 local request_id = ARGV[2]
 local cost = tonumber(ARGV[3])
 local lease_ms = tonumber(ARGV[4])
@@ -69,17 +72,19 @@ for scope_code = 1, 2 do
   scopes[scope_code] = scope
 
   if scope.rpm then
-    scope.requests_before = drain_bucket(scope.requests_key, scope.rpm, now)
-    local allowed, exceeds_limit, level, retry_after_ms = admit_to_bucket(scope.requests_before, scope.rpm, 1)
+    local total, oldest, newest, oldest_count, in_slot = read_window(scope.requests_key, slot, slot_field)
+    scope.requests_total, scope.requests_oldest, scope.requests_newest = total, oldest, newest
+    scope.requests_oldest_count, scope.requests_in_slot = oldest_count, in_slot
+    local allowed, exceeds_limit, retry_after_ms = admit_to_window(scope.requests_key, total, oldest, newest, oldest_count, scope.rpm, 1, now)
     if not allowed then consider(REQUESTS, scope_code, exceeds_limit, retry_after_ms) end
-    scope.requests_level = level
   end
 
   if scope.tpm then
-    scope.tokens_before = drain_bucket(scope.tokens_key, scope.tpm, now)
-    local allowed, exceeds_limit, level, retry_after_ms = admit_to_bucket(scope.tokens_before, scope.tpm, cost)
+    local total, oldest, newest, oldest_count, in_slot = read_window(scope.tokens_key, slot, slot_field)
+    scope.tokens_total, scope.tokens_oldest, scope.tokens_newest = total, oldest, newest
+    scope.tokens_oldest_count, scope.tokens_in_slot = oldest_count, in_slot
+    local allowed, exceeds_limit, retry_after_ms = admit_to_window(scope.tokens_key, total, oldest, newest, oldest_count, scope.tpm, cost, now)
     if not allowed then consider(TOKENS, scope_code, exceeds_limit, retry_after_ms) end
-    scope.tokens_level = level
   end
 
   if scope.concurrency then
@@ -109,8 +114,15 @@ end
 
 if refusal == nil then
   for _, scope in ipairs(scopes) do
-    if scope.rpm then save_bucket(scope.requests_key, scope.requests_level, scope.rpm, now) end
-    if scope.tpm then save_bucket(scope.tokens_key, scope.tokens_level, scope.tpm, now) end
+    if scope.rpm then
+      charge_window(scope.requests_key, scope.requests_total, scope.requests_oldest, scope.requests_newest,
+        scope.requests_oldest_count, scope.requests_in_slot, slot, slot_field, 1)
+    end
+    -- A free request charges no slot: a window only ever holds slots of more than 0 units.
+    if scope.tpm and cost > 0 then
+      charge_window(scope.tokens_key, scope.tokens_total, scope.tokens_oldest, scope.tokens_newest,
+        scope.tokens_oldest_count, scope.tokens_in_slot, slot, slot_field, cost)
+    end
     if scope.concurrency then
       rcall('ZADD', scope.concurrency_key, integer_string(now + lease_ms), request_id)
       rcall('PEXPIRE', scope.concurrency_key, integer_string(lease_ms))
@@ -123,14 +135,14 @@ end
 local requests_window, tokens_window = nil, nil
 for _, scope in ipairs(scopes) do
   if scope.rpm then
-    local level = scope.requests_before
-    if refusal == nil then level = scope.requests_level end
-    requests_window = tighter(requests_window, scope.rpm, bucket_window(level, scope.rpm))
+    local total, newest = scope.requests_total, scope.requests_newest
+    if refusal == nil then total, newest = total + 1, math.max(newest or slot, slot) end
+    requests_window = tighter(requests_window, scope.rpm, describe_window(scope.rpm, total, newest, now))
   end
   if scope.tpm then
-    local level = scope.tokens_before
-    if refusal == nil then level = scope.tokens_level end
-    tokens_window = tighter(tokens_window, scope.tpm, bucket_window(level, scope.tpm))
+    local total, newest = scope.tokens_total, scope.tokens_newest
+    if refusal == nil and cost > 0 then total, newest = total + cost, math.max(newest or slot, slot) end
+    tokens_window = tighter(tokens_window, scope.tpm, describe_window(scope.tpm, total, newest, now))
   end
 end
 
@@ -143,9 +155,9 @@ local requests_limit, requests_remaining, requests_reset = window_fields(request
 local tokens_limit, tokens_remaining, tokens_reset = window_fields(tokens_window)
 
 if refusal == nil then
-  return { 1, -1, -1, 0, 0, requests_limit, requests_remaining, requests_reset, tokens_limit, tokens_remaining, tokens_reset }
+  return { 1, -1, -1, 0, 0, requests_limit, requests_remaining, requests_reset, tokens_limit, tokens_remaining, tokens_reset, now }
 end
 local exceeds_limit = 0
 if refusal.exceeds_limit then exceeds_limit = 1 end
 return { 0, refusal.limit, refusal.scope, refusal.retry_after_ms, exceeds_limit,
-  requests_limit, requests_remaining, requests_reset, tokens_limit, tokens_remaining, tokens_reset }
+  requests_limit, requests_remaining, requests_reset, tokens_limit, tokens_remaining, tokens_reset, now }

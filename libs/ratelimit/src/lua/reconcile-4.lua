@@ -1,34 +1,46 @@
 --[[
-  Charges the difference between actual and estimated tokens to the tokens-per-minute buckets
+  Charges the difference between actual and estimated tokens to the tokens-per-minute windows
   and budget counters of a tenant and its API key. Mirrors reconcile in memory-limiter.ts.
 
-  KEYS[1] tenant tokens bucket       KEYS[3] key tokens bucket
+  KEYS[1] tenant tokens window       KEYS[3] key tokens window
   KEYS[2] tenant budget counters     KEYS[4] key budget counters
 
   ARGV[1] now in ms: '' in production (redis TIME is used), a number only in tests
   ARGV[2] delta tokens (actual - estimated; negative gives capacity back)
-  ARGV[3] tenant tpm ('' = none)     ARGV[5] key tpm ('' = none)
-  ARGV[4] tenant has a budget (1/0)  ARGV[6] key has a budget (1/0)
+  ARGV[3] when the request was admitted, in ms on this server's clock ('' = unknown)
+  ARGV[4] tenant has a tpm (1/0)     ARGV[6] key has a tpm (1/0)
+  ARGV[5] tenant has a budget (1/0)  ARGV[7] key has a budget (1/0)
+
+  A positive delta is charged to the current slot of the token windows. A negative one goes
+  back to the slot the reservation was made in, only while that slot still counts, and only
+  when ARGV[3] says which slot that is (see refundWindow in sliding-window.ts).
 
   Returns nothing.
 ]]
 
 --- @include "constants"
 --- @include "now"
---- @include "gcra"
+--- @include "sliding-window"
 --- @include "budget"
 
 local now = now_ms(ARGV[1])
 local delta = tonumber(ARGV[2])
+local admitted_at = optional_number(ARGV[3])
+local slot = slot_of(now)
+local slot_field = integer_string(slot)
 local periods = budget_periods(now)
 
 for scope_index = 0, 1 do
   local tokens_key, budget_key = KEYS[scope_index * 2 + 1], KEYS[scope_index * 2 + 2]
-  local tpm = optional_number(ARGV[3 + scope_index * 2])
-  if tpm then
-    save_bucket(tokens_key, charge_bucket(drain_bucket(tokens_key, tpm, now), delta), tpm, now)
-  end
   if ARGV[4 + scope_index * 2] == '1' then
+    if delta > 0 then
+      local total, oldest, newest, oldest_count, in_slot = read_window(tokens_key, slot, slot_field)
+      charge_window(tokens_key, total, oldest, newest, oldest_count, in_slot, slot, slot_field, delta)
+    elseif admitted_at then
+      refund_window(tokens_key, slot, slot_of(admitted_at), -delta)
+    end
+  end
+  if ARGV[5 + scope_index * 2] == '1' then
     local day_used, month_used = read_budget(budget_key, periods)
     save_budget(budget_key, periods, math.max(0, day_used + delta), math.max(0, month_used + delta))
   end
