@@ -9,6 +9,7 @@ export const KEY_ID_HEADER = 'x-switchyard-key-id';
 export const REQUEST_ID_HEADER = 'x-request-id';
 export const QUERY_HEADER = 'x-switchyard-query';
 export const ESTIMATED_TOKENS_HEADER = 'x-switchyard-estimated-tokens';
+export const ADMITTED_AT_HEADER = 'x-switchyard-admitted-at';
 /** Client headers forwarded to the router as-is. */
 export const PASSED_HEADERS = ['anthropic-beta', 'x-switchyard-include-reasoning', 'traceparent', 'tracestate'] as const;
 
@@ -29,11 +30,20 @@ export function decodeRoute(value: string | undefined): Route | undefined {
   }
 }
 
-export function identityHeaders(identity: Identity, estimatedTokens: number): Record<string, string> {
-  return {
+/** `admittedAt` (RouteRequest.admittedAt) travels only when known. */
+export function identityHeaders(identity: Identity, estimatedTokens: number, admittedAt?: number): Record<string, string> {
+  const headers: Record<string, string> = {
     [TENANT_HEADER]: identity.tenantId,
     [KEY_ID_HEADER]: identity.keyId,
     [REQUEST_ID_HEADER]: identity.requestId,
     [ESTIMATED_TOKENS_HEADER]: String(estimatedTokens),
   };
+  if (admittedAt !== undefined) headers[ADMITTED_AT_HEADER] = String(admittedAt);
+  return headers;
+}
+
+/** Parses the internal admitted-at header: a whole number of ms, else undefined (missing or malformed). */
+export function decodeAdmittedAt(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d{1,15}$/.test(value)) return undefined;
+  return Number(value);
 }

@@ -23,6 +23,13 @@ export interface RouteRequest {
   receivedAt: number;
   /** Tokens ingress reserved at admission; the router charges the difference to the real usage. */
   estimatedTokens: number;
+  /**
+   * When the limiter admitted the request, on its store's clock (`AdmissionResult.admittedAt`).
+   * The router passes it back to `reconcile`, which can then give tokens estimated too high back
+   * to the window slot they were reserved in. Absent when admission reserved nothing that a
+   * reconcile could give back (no limits, or a degraded answer).
+   */
+  admittedAt?: number;
 }
 
 /**

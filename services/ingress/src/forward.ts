@@ -91,6 +91,7 @@ async function forwardToRouter(
         signal: controller.signal,
         receivedAt: performance.now() - reply.elapsedTime,
         estimatedTokens: request.estimatedTokens,
+        admittedAt: request.admittedAt,
       },
       response,
     );

@@ -1,6 +1,8 @@
 import { GatewayError } from '@switchyard/canonical';
 import { wireFormats, writeError } from '@switchyard/formats';
 import {
+  ADMITTED_AT_HEADER,
+  decodeAdmittedAt,
   decodeRoute,
   ESTIMATED_TOKENS_HEADER,
   KEY_ID_HEADER,
@@ -57,6 +59,7 @@ export function buildRouterApp(options: { router: Router; metrics: Metrics; isRe
       signal: controller.signal,
       receivedAt: performance.now(),
       estimatedTokens: Number(headers[ESTIMATED_TOKENS_HEADER] ?? 0) || 0,
+      admittedAt: decodeAdmittedAt(headers[ADMITTED_AT_HEADER]),
     };
     void options.router.handle(routeRequest, reply.raw);
   });

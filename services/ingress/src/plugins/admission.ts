@@ -20,6 +20,7 @@ export function estimateTokensFromBytes(bytes: number): number {
 export function registerAdmission(app: FastifyInstance, options: { limiter: Limiter; metrics: Metrics }): void {
   const { limiter, metrics } = options;
   app.decorateRequest('estimatedTokens', 0);
+  app.decorateRequest('admittedAt', undefined);
 
   app.addHook('preHandler', async (request: FastifyRequest, reply) => {
     const principal = request.principal;
@@ -40,6 +41,7 @@ export function registerAdmission(app: FastifyInstance, options: { limiter: Limi
       metrics.rateLimited.inc({ tenant: metrics.tenant(principal.tenant.id), limit: result.limit ?? 'unknown' });
       throw refusal(result, headers);
     }
+    request.admittedAt = result.admittedAt;
     for (const [name, value] of Object.entries(headers)) reply.raw.setHeader(name, value);
     reply.raw.once('close', () => {
       void limiter.release(identity);
@@ -53,6 +55,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Tokens reserved at admission; the router reconciles the difference to the real usage. */
     estimatedTokens: number;
+    /** When the limiter admitted the request, on its store's clock; handed to the router for the reconcile. */
+    admittedAt: number | undefined;
   }
 }
 
