@@ -79,7 +79,10 @@ tenants:
     expect(admitted).toHaveLength(RPM);
     expect(refused).toHaveLength(2 * RPM);
     const sample = refused[0];
-    expect(Number(sample?.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Strict window: nothing refills before the burst's second has left it, about a minute on
+    // (a bucket would have admitted again after 60/RPM s).
+    expect(Number(sample?.headers.get('retry-after'))).toBeGreaterThan(50);
+    expect(Number(sample?.headers.get('retry-after'))).toBeLessThanOrEqual(61);
     expect(sample?.headers.get('x-ratelimit-limit-requests')).toBe(String(RPM));
     expect(sample?.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     expect(JSON.parse(sample?.body ?? '{}')).toMatchObject({ error: { type: 'requests', code: 'rate_limit_exceeded' } });
