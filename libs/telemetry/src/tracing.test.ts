@@ -1,4 +1,4 @@
-import { propagation, trace, type ProxyTracerProvider } from '@opentelemetry/api';
+import { INVALID_SPAN_CONTEXT, propagation, trace, type ProxyTracerProvider, type Span } from '@opentelemetry/api';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
@@ -233,6 +233,38 @@ describe('startTracing without an exporter configured', () => {
     const incoming = extractTraceContext({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
     expect(trace.getSpanContext(incoming)).toBeUndefined();
     await tracing.shutdown();
+  });
+
+  it('should call the function directly with one shared no-op span, passing throws and rejections on', async () => {
+    const tracing = await startTracing({ serviceName: 'switchyard-test' });
+    const spans: Span[] = [];
+    expect(await withSpan(tracing.tracer, 'a', {}, (span) => spans.push(span))).toBe(1);
+    expect(await withSpan(tracing.tracer, 'b', {}, async (span) => spans.push(span))).toBe(2);
+    expect(spans[1]).toBe(spans[0]);
+    expect(spans[0]?.isRecording()).toBe(false);
+    expect(trace.isSpanContextValid(spans[0]?.spanContext() ?? INVALID_SPAN_CONTEXT)).toBe(false);
+    const failure = new Error('boom');
+    await expect(
+      withSpan(tracing.tracer, 'c', {}, () => {
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    await expect(withSpan(tracing.tracer, 'd', {}, async () => Promise.reject(failure))).rejects.toBe(failure);
+  });
+
+  it('should keep the tracing-off tracer off when an SDK starts later in the process', async () => {
+    const off = await startTracing({ serviceName: 'off' });
+    const receiver = await startReceiver();
+    try {
+      process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+      const on = await startTracing({ serviceName: 'on' });
+      await withSpan(off.tracer, 'not exported', {}, () => undefined);
+      await withSpan(on.tracer, 'exported', {}, () => undefined);
+      await on.shutdown();
+      expect(receiver.received.flatMap((batch) => batch.spans.map((span) => span.name))).toEqual(['exported']);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('should stay off when OTEL_TRACES_EXPORTER is none even with an endpoint', async () => {

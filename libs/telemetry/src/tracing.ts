@@ -2,9 +2,11 @@ import {
   context,
   diag,
   DiagLogLevel,
+  INVALID_SPAN_CONTEXT,
   isSpanContextValid,
   logs,
   propagation,
+  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -203,6 +205,16 @@ function unregisterGlobals(): void {
 }
 
 /**
+ * The tracer of a process with tracing off: the API's no-op, from a provider of its own, so that
+ * it stays a no-op for good (a ProxyTracer from the global provider would start delegating if
+ * anything registered an SDK later) and {@link withSpan} can recognise it and skip span work.
+ */
+const DISABLED_TRACER: Tracer = new ProxyTracerProvider().getTracer('switchyard-tracing-off');
+
+/** The span {@link withSpan} hands to its function when tracing is off: the API's no-op span, stateless, shared. */
+const NOOP_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/**
  * Starts tracing for this process. With no exporter configured (see {@link isTracingConfigured})
  * nothing is installed or even loaded: `tracer` is the API's no-op tracer, whose spans cost a
  * function call, and the propagation helpers read and write no headers. Otherwise the
@@ -216,7 +228,7 @@ function unregisterGlobals(): void {
  * never keeps the gateway from serving.
  */
 export async function startTracing(options: TracingOptions): Promise<Tracing> {
-  const disabled: Tracing = { tracer: trace.getTracer(options.serviceName), enabled: false, shutdown: async () => {} };
+  const disabled: Tracing = { tracer: DISABLED_TRACER, enabled: false, shutdown: async () => {} };
   if (!isTracingConfigured()) return disabled;
 
   const current = installed ?? (installed = { refs: 0, ready: installSdk(options) });
@@ -363,13 +375,35 @@ export interface WithSpanOptions {
  * Runs `fn` inside a new span (the active span for everything `fn` awaits) and ends the span
  * when `fn` settles. A throw or rejection marks the span failed ({@link recordSpanError}) and is
  * rethrown. For a stream, return only once the last byte is written.
+ *
+ * With tracing off (the tracer {@link startTracing} hands out then), `fn` is called directly
+ * with a shared no-op span: no span, attribute copy or context switch per call (what the API's
+ * no-op path cost was ~1% of a request's CPU). The active context stays the caller's, which
+ * with tracing off holds no span either way.
  */
-export async function withSpan<T>(
+export function withSpan<T>(
   tracer: Tracer,
   name: string,
   attributes: SpanAttributesInput,
   fn: (span: Span) => Promise<T> | T,
   options: WithSpanOptions = {},
+): Promise<T> {
+  if (tracer === DISABLED_TRACER) {
+    try {
+      return Promise.resolve(fn(NOOP_SPAN));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+  return withRecordedSpan(tracer, name, attributes, fn, options);
+}
+
+async function withRecordedSpan<T>(
+  tracer: Tracer,
+  name: string,
+  attributes: SpanAttributesInput,
+  fn: (span: Span) => Promise<T> | T,
+  options: WithSpanOptions,
 ): Promise<T> {
   const parent = options.parent ?? context.active();
   const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: definedAttributes(attributes) }, parent);
