@@ -53,10 +53,10 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
    * Adds units to the current slot and renews the expiry (the script renews it only when a newer
    * slot starts; either way it outlives the newest slot, and no answer depends on it).
    */
-  function chargeCurrentSlot(key: string, amount: number, at: number): void {
-    const window = chargeWindow(readWindow(key, at), slotOf(at), amount) as SlotWindow & Expiring;
+  function chargeCurrentSlot(key: string, current: SlotWindow | undefined, amount: number, at: number): void {
+    const window = chargeWindow(current, slotOf(at), amount) as SlotWindow & Expiring;
     window.expiresAt = at + WINDOW_TTL_MS;
-    windows.set(key, window);
+    if (window !== current) windows.set(key, window);
   }
 
   function refundSlot(key: string, admittedAt: number, amount: number, at: number): void {
@@ -112,8 +112,10 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
       const decision = decideAdmission(inputs, cost, periods, at);
       decision.charges?.forEach((charge, index) => {
         const keys = scopeKeys[index] as ScopeKeys;
-        if (charge.requests !== undefined) chargeCurrentSlot(keys.requests, charge.requests, at);
-        if (charge.tokens !== undefined) chargeCurrentSlot(keys.tokens, charge.tokens, at);
+        // The windows read for the decision are the stored ones, already current.
+        const { state } = inputs[index] as ScopeInput;
+        if (charge.requests !== undefined) chargeCurrentSlot(keys.requests, state.requests, charge.requests, at);
+        if (charge.tokens !== undefined) chargeCurrentSlot(keys.tokens, state.tokens, charge.tokens, at);
         if (charge.takeSlot) {
           const held = leases.get(keys.concurrency) ?? new Map<string, number>();
           held.set(request.requestId, at + leaseMs);
@@ -148,7 +150,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
         if (limits.tpm !== undefined) {
           // More than estimated: charged now (the answer just used them). Less: given back to the
           // reservation's own slot while it still counts, and only when we know which slot that is.
-          if (delta > 0) chargeCurrentSlot(keys.tokens, delta, at);
+          if (delta > 0) chargeCurrentSlot(keys.tokens, readWindow(keys.tokens, at), delta, at);
           else if (request.admittedAt !== undefined) refundSlot(keys.tokens, request.admittedAt, -delta, at);
         }
         if (hasBudget(limits)) writeBudget(keys.budget, chargeUsage(readBudget(keys.budget, periods, at), delta), periods, at);
