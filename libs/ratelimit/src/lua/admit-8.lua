@@ -35,7 +35,8 @@ local slot_field = integer_string(slot)
 local request_id = ARGV[2]
 local cost = tonumber(ARGV[3])
 local lease_ms = tonumber(ARGV[4])
-local periods = budget_periods(now)
+-- Computed on first use: most requests have no budget.
+local periods = nil
 
 -- Longest wait wins; a limit the request can never fit beats any wait; ties keep the earlier check.
 local refusal = nil
@@ -99,6 +100,7 @@ for scope_code = 1, 2 do
   end
 
   if scope.daily or scope.monthly then
+    periods = periods or budget_periods(now)
     local day_used, month_used = read_budget(scope.budget_key, periods)
     if scope.daily then
       local allowed, exceeds_limit, retry_after_ms = admit_to_budget(day_used, scope.daily, cost, periods.ms_until_next_day)
