@@ -1,18 +1,25 @@
 import type { CanonicalUsage } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
 import { convertToCanonicalUsage } from './convert-usage.ts';
-import { isRecord } from '../shared/index.ts';
+import { isRecord, mayHaveNonNullKey } from '../shared/index.ts';
 import { chatUsageSchema } from './response-schema.ts';
 
 /**
+ * Whether a chunk's text may carry usage: with include_usage every other chunk says
+ * `"usage":null`, and inside string content the key's quotes would be escaped, so text cannot
+ * fool the check (shared/json-text.ts).
+ */
+export function mayCarryUsage(data: string): boolean {
+  return mayHaveNonNullKey(data, '"usage"');
+}
+
+/**
  * Usage from one event of a chat stream piped through untouched (same-format fast path).
- * Called on every chunk, so JSON is parsed only for the one that can carry usage: with
- * include_usage every other chunk says `"usage":null`, and inside string content the key's
- * quotes would be escaped, so neither substring check can be fooled by text.
+ * Called on every chunk, so JSON is parsed only for the one that can carry usage.
  */
 export function extractUsage(event: SseEvent): Partial<CanonicalUsage> | undefined {
   const data = event.data;
-  if (!data.includes('"usage"') || data.includes('"usage":null')) return undefined;
+  if (!mayCarryUsage(data)) return undefined;
   let chunk: unknown;
   try {
     chunk = JSON.parse(data);

@@ -7,7 +7,37 @@ import { convertToCanonicalUsage, missingUsage } from './convert-usage.ts';
 import { errorFromUpstreamChunk } from './errors.ts';
 import { mapToCanonicalFinishReason } from './map-finish-reason.ts';
 import { isChatChunk } from './is-chat-chunk.ts';
-import type { ChatChunkToolCall } from './response-schema.ts';
+import type { ChatChunk, ChatChunkToolCall } from './response-schema.ts';
+
+/**
+ * One chunk event read as the decoder reads it: the checked chunk, or the error that ends the
+ * stream (an in-band error event, text that is not JSON, JSON that is no chat chunk). Shared
+ * with the relay monitor, which reads the chunks that matter the same way.
+ */
+export function readStreamChunk(event: SseEvent): ChatChunk | GatewayError {
+  let json: unknown;
+  try {
+    json = JSON.parse(event.data);
+  } catch {
+    if (event.event === 'error') return errorFromUpstreamChunk(event.data);
+    return new GatewayError('upstream_error', 'The upstream sent a stream event that is not JSON.');
+  }
+  if (event.event === 'error' || (isRecord(json) && json.error != null)) return errorFromUpstreamChunk(json);
+  if (!isChatChunk(json)) {
+    return new GatewayError('upstream_error', 'The upstream sent a stream event that is not a chat completion chunk.');
+  }
+  return json;
+}
+
+/** `[DONE]` before any chunk with a choice or usage. */
+export function streamEndedWithoutAnswer(): GatewayError {
+  return new GatewayError('upstream_error', 'The upstream stream ended without an answer.');
+}
+
+/** EOF without `[DONE]`: the answer may be cut anywhere, and its usage is unknown (§7.3). */
+export function streamEndedEarly(): GatewayError {
+  return new GatewayError('upstream_error', 'upstream stream ended early');
+}
 
 /**
  * Upstream chat chunks → canonical stream parts (protocols.md §3.5, §11.1). Only the first
@@ -68,23 +98,13 @@ export function createStreamDecoder(): StreamDecoder {
     push(event: SseEvent): StreamPart[] {
       if (ended) return [];
       if (event.data === '[DONE]') {
-        if (!started) return fail(new GatewayError('upstream_error', 'The upstream stream ended without an answer.'));
+        if (!started) return fail(streamEndedWithoutAnswer());
         const parts: StreamPart[] = [];
         finish(parts);
         return parts;
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(event.data);
-      } catch {
-        if (event.event === 'error') return fail(errorFromUpstreamChunk(event.data));
-        return fail(new GatewayError('upstream_error', 'The upstream sent a stream event that is not JSON.'));
-      }
-      if (event.event === 'error' || (isRecord(json) && json.error != null)) return fail(errorFromUpstreamChunk(json));
-      if (!isChatChunk(json)) {
-        return fail(new GatewayError('upstream_error', 'The upstream sent a stream event that is not a chat completion chunk.'));
-      }
-      const chunk = json;
+      const chunk = readStreamChunk(event);
+      if (chunk instanceof GatewayError) return fail(chunk);
       const choice = chunk.choices?.[0];
       const parts: StreamPart[] = [];
       if (!started) {
@@ -119,8 +139,7 @@ export function createStreamDecoder(): StreamDecoder {
 
     end(): StreamPart[] {
       if (ended) return [];
-      // Without [DONE] the answer may be cut anywhere, and its usage is unknown (§7.3).
-      return fail(new GatewayError('upstream_error', 'upstream stream ended early'));
+      return fail(streamEndedEarly());
     },
   };
 }

@@ -11,9 +11,14 @@ import { usageMetadataSchema } from './response-schema.ts';
  */
 export function extractStreamUsage(event: SseEvent): Partial<CanonicalUsage> | undefined {
   if (!event.data.includes('"usageMetadata"')) return undefined;
+  return readStreamUsage(event.data);
+}
+
+/** The usage of one chunk's text, parsed: its top-level `usageMetadata`, when there is a valid one. */
+export function readStreamUsage(data: string): CanonicalUsage | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(event.data);
+    value = JSON.parse(data);
   } catch {
     return undefined;
   }

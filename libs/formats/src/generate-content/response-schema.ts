@@ -32,6 +32,8 @@ export const generateContentResponseSchema = z.looseObject({
   responseId: z.string().nullish(),
 });
 
+export type GenerateContentResponse = z.infer<typeof generateContentResponseSchema>;
+
 const embeddingSchema = z.looseObject({ values: z.array(z.number()) });
 
 /** `:embedContent` answers `embedding`, `:batchEmbedContents` answers `embeddings`. */

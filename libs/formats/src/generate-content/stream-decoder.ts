@@ -6,8 +6,37 @@ import { convertPartToCanonical } from './convert-parts.ts';
 import { convertUsageToCanonical } from './convert-usage.ts';
 import { errorFromUpstream } from './errors.ts';
 import { mapFinishReasonToCanonical } from './map-finish-reason.ts';
-import { generateContentResponseSchema, type UsageMetadata } from './response-schema.ts';
+import { generateContentResponseSchema, type GenerateContentResponse, type UsageMetadata } from './response-schema.ts';
 import type { Part } from './schema.ts';
+
+/**
+ * One non-blank event read as the decoder reads it: the checked chunk, or the error that ends
+ * the stream (the Google error envelope, text that is not JSON, JSON that is no
+ * GenerateContentResponse). Shared with the relay monitor.
+ */
+export function readStreamChunk(data: string): GenerateContentResponse | GatewayError {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch (error) {
+    return new GatewayError('upstream_error', 'The upstream stream sent an event that is not JSON.', { cause: error });
+  }
+  // An error after HTTP 200 arrives as one more event holding the Google error envelope (§7.3).
+  if (isRecord(value) && isRecord(value.error)) {
+    return errorFromUpstream(typeof value.error.code === 'number' ? value.error.code : 500, value);
+  }
+  const parsed = generateContentResponseSchema.safeParse(value);
+  if (!parsed.success) {
+    return new GatewayError('upstream_error', 'The upstream stream sent a chunk that is not a GenerateContentResponse.', { cause: parsed.error });
+  }
+  return parsed.data;
+}
+
+/** EOF without any finish or block reason: the stream was cut off (or never began). */
+export function streamEndedEarly(started: boolean): GatewayError {
+  const message = started ? 'The upstream stream ended before its finish reason.' : 'The upstream stream ended without sending anything.';
+  return new GatewayError('upstream_error', message);
+}
 
 /**
  * `:streamGenerateContent?alt=sse` events → canonical stream parts (protocols.md §6.4, §11.6).
@@ -63,21 +92,8 @@ export function createStreamDecoder(): StreamDecoder {
   return {
     push(event: SseEvent): StreamPart[] {
       if (done || event.data.trim() === '') return [];
-      let value: unknown;
-      try {
-        value = JSON.parse(event.data);
-      } catch (error) {
-        return fail(new GatewayError('upstream_error', 'The upstream stream sent an event that is not JSON.', { cause: error }));
-      }
-      // An error after HTTP 200 arrives as one more event holding the Google error envelope (§7.3).
-      if (isRecord(value) && isRecord(value.error)) {
-        return fail(errorFromUpstream(typeof value.error.code === 'number' ? value.error.code : 500, value));
-      }
-      const parsed = generateContentResponseSchema.safeParse(value);
-      if (!parsed.success) {
-        return fail(new GatewayError('upstream_error', 'The upstream stream sent a chunk that is not a GenerateContentResponse.', { cause: parsed.error }));
-      }
-      const chunk = parsed.data;
+      const chunk = readStreamChunk(event.data);
+      if (chunk instanceof GatewayError) return fail(chunk);
       const out: StreamPart[] = [];
       if (!started) {
         started = true;
@@ -93,10 +109,7 @@ export function createStreamDecoder(): StreamDecoder {
 
     end(): StreamPart[] {
       if (done) return [];
-      if (finishReason === undefined && blockReason === undefined) {
-        const message = started ? 'The upstream stream ended before its finish reason.' : 'The upstream stream ended without sending anything.';
-        return fail(new GatewayError('upstream_error', message));
-      }
+      if (finishReason === undefined && blockReason === undefined) return fail(streamEndedEarly(started));
       done = true;
       return [
         {

@@ -10,6 +10,21 @@ export interface MessagesUsage {
 }
 
 /**
+ * Folds one usage report into the running one, as the stream decoder (and the relay monitor)
+ * do across `message_start` and `message_delta`: counts are cumulative and null means
+ * "unchanged" (as the SDK accumulates them), never zero. False when there was no report.
+ */
+export function mergeUsage(into: MessagesUsage, next: MessagesUsage | null | undefined): boolean {
+  if (next === undefined || next === null) return false;
+  into.input_tokens = next.input_tokens ?? into.input_tokens;
+  into.output_tokens = next.output_tokens ?? into.output_tokens;
+  into.cache_creation_input_tokens = next.cache_creation_input_tokens ?? into.cache_creation_input_tokens;
+  into.cache_read_input_tokens = next.cache_read_input_tokens ?? into.cache_read_input_tokens;
+  into.output_tokens_details = next.output_tokens_details ?? into.output_tokens_details;
+  return true;
+}
+
+/**
  * messages `input_tokens` excludes cache reads and writes; the canonical total includes them
  * (protocols.md §5.4, §10.6). An upstream that sent no usage at all gets an estimated zero.
  */

@@ -1,10 +1,20 @@
 import { GatewayError, type StreamPart } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
 import type { StreamDecoder } from '../wire-format.ts';
-import { convertInputUsageToCanonical, convertUsageToCanonical, type MessagesUsage } from './convert-usage.ts';
+import { convertInputUsageToCanonical, convertUsageToCanonical, mergeUsage, type MessagesUsage } from './convert-usage.ts';
 import { errorFromStreamEvent } from './errors.ts';
 import { mapStopReasonToCanonical } from './map-stop-reason.ts';
 import { parseStreamEvent, type MessagesStreamEvent } from './parse-stream-event.ts';
+
+/** An event whose data is not a JSON object: it ends the stream. */
+export function unreadableStreamEvent(): GatewayError {
+  return new GatewayError('upstream_error', 'The upstream sent a stream event that is not a JSON object.');
+}
+
+/** EOF before `message_stop`: a truncated answer. */
+export function streamEndedBeforeStop(): GatewayError {
+  return new GatewayError('upstream_error', 'The upstream stream ended before message_stop.');
+}
 
 /** What an open content block is, by its messages index. */
 type Block =
@@ -34,20 +44,9 @@ export function createStreamDecoder(): StreamDecoder {
     return [{ type: 'error', error }];
   }
 
-  /** Counts are cumulative; null means "unchanged" (as the SDK accumulates them), never zero. */
-  function mergeUsage(next: MessagesUsage | null | undefined): void {
-    if (next === undefined || next === null) return;
-    sawUsage = true;
-    usage.input_tokens = next.input_tokens ?? usage.input_tokens;
-    usage.output_tokens = next.output_tokens ?? usage.output_tokens;
-    usage.cache_creation_input_tokens = next.cache_creation_input_tokens ?? usage.cache_creation_input_tokens;
-    usage.cache_read_input_tokens = next.cache_read_input_tokens ?? usage.cache_read_input_tokens;
-    usage.output_tokens_details = next.output_tokens_details ?? usage.output_tokens_details;
-  }
-
   function onMessageStart(event: MessagesStreamEvent): StreamPart[] {
     const message = event.message ?? {};
-    mergeUsage(message.usage);
+    if (mergeUsage(usage, message.usage)) sawUsage = true;
     const start: StreamPart = {
       type: 'start',
       id: message.id ?? '',
@@ -129,9 +128,7 @@ export function createStreamDecoder(): StreamDecoder {
       // Pings are the vendor's keep-alives; the router sends its own.
       if (done || sseEvent.event === 'ping') return [];
       const event = parseStreamEvent(sseEvent.data);
-      if (event === undefined) {
-        return fail(new GatewayError('upstream_error', 'The upstream sent a stream event that is not a JSON object.'));
-      }
+      if (event === undefined) return fail(unreadableStreamEvent());
       switch (event.type) {
         case 'message_start':
           return onMessageStart(event);
@@ -144,7 +141,7 @@ export function createStreamDecoder(): StreamDecoder {
         case 'message_delta':
           stopReason = event.delta?.stop_reason ?? stopReason;
           stopSequence = event.delta?.stop_sequence ?? stopSequence;
-          mergeUsage(event.usage);
+          if (mergeUsage(usage, event.usage)) sawUsage = true;
           return [];
         case 'message_stop':
           done = true;
@@ -163,7 +160,7 @@ export function createStreamDecoder(): StreamDecoder {
     },
     end(): StreamPart[] {
       if (done) return [];
-      return fail(new GatewayError('upstream_error', 'The upstream stream ended before message_stop.'));
+      return fail(streamEndedBeforeStop());
     },
   };
 }

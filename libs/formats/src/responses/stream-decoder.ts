@@ -93,10 +93,7 @@ export function createStreamDecoder(): StreamDecoder {
       if (ended) return [];
       const data = parseWireObject(event.data);
       const parts: StreamPart[] = [];
-      if (data === undefined) {
-        const error = new GatewayError('upstream_error', 'The upstream sent an unreadable stream event.');
-        return finish(parts, { type: 'error', error });
-      }
+      if (data === undefined) return finish(parts, { type: 'error', error: unreadableStreamEvent() });
       const type = data['type'] ?? event.event;
       switch (type) {
         case 'response.created':
@@ -168,20 +165,10 @@ export function createStreamDecoder(): StreamDecoder {
             usage: usageToCanonical(response?.['usage']),
           });
         }
-        case 'response.failed': {
-          const error = objectField(objectField(data, 'response'), 'error');
-          return finish(parts, {
-            type: 'error',
-            error: errorFromCode(stringField(error, 'code'), stringField(error, 'message')),
-          });
-        }
-        case 'error': {
-          // The spec's error event is flat; some servers nest the payload under `error`.
-          const source = objectField(data, 'error') ?? data;
-          const code = stringField(source, 'code');
-          const error = errorFromCode(code, stringField(source, 'message'), stringField(source, 'param'));
-          return finish(parts, { type: 'error', error });
-        }
+        case 'response.failed':
+          return finish(parts, { type: 'error', error: errorFromFailedEvent(data) });
+        case 'error':
+          return finish(parts, { type: 'error', error: errorFromErrorEvent(data) });
         default:
           return parts;
       }
@@ -190,11 +177,31 @@ export function createStreamDecoder(): StreamDecoder {
     end(): StreamPart[] {
       if (ended) return [];
       ended = true;
-      // Closing without a terminal event is a truncated answer, never a clean finish (protocols.md §7.3).
-      const message = 'The upstream stream ended before the response was complete.';
-      return [{ type: 'error', error: new GatewayError('upstream_error', message) }];
+      return [{ type: 'error', error: streamEndedIncomplete() }];
     },
   };
+}
+
+/** An event whose data is not a JSON object: it ends the stream. */
+export function unreadableStreamEvent(): GatewayError {
+  return new GatewayError('upstream_error', 'The upstream sent an unreadable stream event.');
+}
+
+/** Closing without a terminal event is a truncated answer, never a clean finish (protocols.md §7.3). */
+export function streamEndedIncomplete(): GatewayError {
+  return new GatewayError('upstream_error', 'The upstream stream ended before the response was complete.');
+}
+
+/** The error of a `response.failed` event. */
+export function errorFromFailedEvent(data: WireObject): GatewayError {
+  const error = objectField(objectField(data, 'response'), 'error');
+  return errorFromCode(stringField(error, 'code'), stringField(error, 'message'));
+}
+
+/** The error of an `error` event: the spec's is flat; some servers nest the payload under `error`. */
+export function errorFromErrorEvent(data: WireObject): GatewayError {
+  const source = objectField(data, 'error') ?? data;
+  return errorFromCode(stringField(source, 'code'), stringField(source, 'message'), stringField(source, 'param'));
 }
 
 function reasoningDelta(text: string, data: WireObject): StreamPart {

@@ -7,3 +7,4 @@ export * from './map-tool-call-id.ts';
 export * from './keep-alive.ts';
 export * from './openai-json-schema-format.ts';
 export * from './is-record.ts';
+export * from './json-text.ts';
