@@ -65,6 +65,30 @@ export interface StreamDecoder {
   end(): StreamPart[];
 }
 
+/**
+ * Watches a same-format stream relayed untouched: what the router needs, without decoding
+ * content. It agrees with the format's StreamDecoder on every stream whose content events are
+ * well-formed; a content event the decoder would reject as malformed (not JSON, wrong shape) is
+ * relayed as is and not noticed, since noticing it would mean parsing it.
+ */
+export interface RelayMonitor {
+  /** One upstream event. Content deltas cost string checks only; JSON is parsed only for events that may carry usage, the finish or an error. */
+  push(event: SseEvent): void;
+  /** The upstream closed. The error the decoder's end() would report for a truncated stream, else undefined. */
+  end(): GatewayError | undefined;
+  /**
+   * Usage as the decoder's `finish` part would carry it, once known; undefined while unknown or
+   * when the upstream sent none (where the decoder's finish carries its estimated zero). Before
+   * `finished` it is what the decoder holds so far (e.g. messages' input counts from
+   * message_start), final only from `finished` on.
+   */
+  readonly usage: CanonicalUsage | undefined;
+  /** True from the event on which the decoder would have emitted `finish` (for formats that end at EOF: from end()). */
+  readonly finished: boolean;
+  /** The error of the `error` part the decoder's push would have emitted (an in-band error event, an unreadable event); nothing is read after it. */
+  readonly error: GatewayError | undefined;
+}
+
 export interface StreamEncoder {
   /** One canonical part in, the SSE text to write out ('' when nothing is due yet). */
   push(part: StreamPart): string;
@@ -105,6 +129,8 @@ export interface WireFormat {
   };
   stream: {
     createDecoder(): StreamDecoder;
+    /** The cheap watcher for a same-format stream relayed untouched (instead of the decoder). */
+    createRelayMonitor(): RelayMonitor;
     createEncoder(context: ResponseContext): StreamEncoder;
     /**
      * What to write during a quiet stream so clients and proxies keep the connection: an SSE

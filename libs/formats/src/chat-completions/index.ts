@@ -12,6 +12,7 @@ import { extractUsage } from './extract-usage.ts';
 import { renderModel, renderModelList } from './models.ts';
 import { requestFromCanonical, requestToCanonical } from './request.ts';
 import { responseFromCanonical, responseToCanonical } from './response.ts';
+import { createRelayMonitor } from './relay-monitor.ts';
 import { createStreamDecoder } from './stream-decoder.ts';
 import { createStreamEncoder } from './stream-encoder.ts';
 import { summarizeResponse } from './summarize-response.ts';
@@ -21,7 +22,13 @@ export const chatCompletions: WireFormat = {
   id: 'chat-completions',
   request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
   response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical, summarize: summarizeResponse },
-  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage, keepAlive: KEEP_ALIVE },
+  stream: {
+    createDecoder: createStreamDecoder,
+    createRelayMonitor,
+    createEncoder: createStreamEncoder,
+    extractUsage,
+    keepAlive: KEEP_ALIVE,
+  },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },
   upstream: { generatePath, requestHeaders },

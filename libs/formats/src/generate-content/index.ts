@@ -12,6 +12,7 @@ import { errorFromUpstream, renderError, renderStreamError } from './errors.ts';
 import { renderModel, renderModelList } from './models.ts';
 import { requestFromCanonical, requestToCanonical } from './request.ts';
 import { responseFromCanonical, responseToCanonical } from './response.ts';
+import { createRelayMonitor } from './relay-monitor.ts';
 import { createStreamDecoder } from './stream-decoder.ts';
 import { createStreamEncoder } from './stream-encoder.ts';
 import { extractStreamUsage } from './extract-stream-usage.ts';
@@ -22,7 +23,13 @@ export const generateContent: WireFormat = {
   id: 'generate-content',
   request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
   response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical, summarize: summarizeResponse },
-  stream: { createDecoder: createStreamDecoder, createEncoder: createStreamEncoder, extractUsage: extractStreamUsage, keepAlive: KEEP_ALIVE },
+  stream: {
+    createDecoder: createStreamDecoder,
+    createRelayMonitor,
+    createEncoder: createStreamEncoder,
+    extractUsage: extractStreamUsage,
+    keepAlive: KEEP_ALIVE,
+  },
   errors: { render: renderError, renderStreamError, fromUpstream: errorFromUpstream },
   models: { renderList: renderModelList, renderOne: renderModel },
   upstream: { generatePath, requestHeaders },

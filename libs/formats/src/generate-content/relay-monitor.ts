@@ -1,0 +1,106 @@
+import { GatewayError, type CanonicalUsage } from '@switchyard/canonical';
+import type { SseEvent } from '@switchyard/sse';
+import { looksLikeObject, mayHaveNonNullKey } from '../shared/index.ts';
+import type { RelayMonitor } from '../wire-format.ts';
+import { convertUsageToCanonical } from './convert-usage.ts';
+import { readStreamUsage } from './extract-stream-usage.ts';
+import { readStreamChunk, streamEndedEarly } from './stream-decoder.ts';
+
+/** Usage-bearing chunks kept unparsed before the newest of them is read. */
+const PENDING_LIMIT = 8;
+
+/**
+ * What the router needs of a same-format generate-content stream, tracked as
+ * createStreamDecoder tracks it but without reading content:
+ *
+ * - EOF is the normal end: `finish` comes from end() when any chunk's first candidate had a
+ *   finish reason or the prompt feedback a block reason, and carries the last non-null
+ *   `usageMetadata` (a running snapshot, never summed). EOF without either reason is a
+ *   truncation (worded by whether anything had arrived).
+ * - The Google error envelope, text that is not JSON and JSON that is no chunk end the stream
+ *   with an error. Blank events are skipped.
+ *
+ * The first chunk is read in full. After it a chunk is read only when its text may hold a
+ * non-null `error` key, or a `finishReason` / `blockReason` before one was seen, or is not
+ * `{…}` (shared/json-text.ts: content cannot fake a key, its quotes would be escaped). Gemini
+ * sends `usageMetadata` on most chunks, and only the last one counts, so usage-bearing chunks
+ * are kept unparsed and only the newest is read: when `usage` is asked for, or when
+ * PENDING_LIMIT of them wait (bounding what is held). Older ones are read only if the newest
+ * turns out to carry no top-level usage after all (its key was nested, e.g. in tool arguments).
+ */
+export function createRelayMonitor(): RelayMonitor {
+  let started = false;
+  let done = false;
+  let reasonSeen = false;
+  let finished = false;
+  let usage: CanonicalUsage | undefined;
+  let error: GatewayError | undefined;
+  /** Texts of chunks that may carry usage, oldest first, all newer than `usage`'s. */
+  let pending: string[] = [];
+
+  function readPending(): void {
+    for (let index = pending.length - 1; index >= 0; index--) {
+      const read = readStreamUsage(pending[index] as string);
+      if (read !== undefined) {
+        usage = read;
+        break;
+      }
+    }
+    pending = [];
+  }
+
+  function fail(cause: GatewayError): void {
+    done = true;
+    error = cause;
+  }
+
+  return {
+    push(event: SseEvent): void {
+      if (done) return;
+      const data = event.data;
+      if (
+        started &&
+        looksLikeObject(data) &&
+        !mayHaveNonNullKey(data, '"error"') &&
+        (reasonSeen || (!mayHaveNonNullKey(data, '"finishReason"') && !mayHaveNonNullKey(data, '"blockReason"')))
+      ) {
+        if (mayHaveNonNullKey(data, '"usageMetadata"')) {
+          pending.push(data);
+          if (pending.length >= PENDING_LIMIT) readPending();
+        }
+        return;
+      }
+      if (data.trim() === '') return;
+      const chunk = readStreamChunk(data);
+      if (chunk instanceof GatewayError) {
+        fail(chunk);
+        return;
+      }
+      started = true;
+      if (chunk.usageMetadata != null) {
+        usage = convertUsageToCanonical(chunk.usageMetadata);
+        pending = [];
+      }
+      if (chunk.promptFeedback?.blockReason != null || chunk.candidates?.[0]?.finishReason != null) reasonSeen = true;
+    },
+
+    end(): GatewayError | undefined {
+      if (done) return undefined;
+      done = true;
+      if (!reasonSeen) return streamEndedEarly(started);
+      finished = true;
+      return undefined;
+    },
+
+    get usage() {
+      if (pending.length > 0) readPending();
+      return usage;
+    },
+    get finished() {
+      return finished;
+    },
+    get error() {
+      return error;
+    },
+  };
+}

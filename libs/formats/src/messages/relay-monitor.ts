@@ -1,0 +1,88 @@
+import type { CanonicalUsage, GatewayError } from '@switchyard/canonical';
+import type { SseEvent } from '@switchyard/sse';
+import type { RelayMonitor } from '../wire-format.ts';
+import { convertUsageToCanonical, mergeUsage, type MessagesUsage } from './convert-usage.ts';
+import { errorFromStreamEvent } from './errors.ts';
+import { parseStreamEvent } from './parse-stream-event.ts';
+import { streamEndedBeforeStop, unreadableStreamEvent } from './stream-decoder.ts';
+
+/** Every content event starts so: the vendor writes `type` first and compact. */
+const CONTENT_EVENT = '{"type":"content_block_';
+
+/**
+ * What the router needs of a same-format messages stream, tracked as createStreamDecoder tracks
+ * it but without reading content:
+ *
+ * - `finish` comes on `message_stop`, with the usage of `message_start` (input and cache
+ *   counts) merged with every `message_delta`'s (cumulative output; null means unchanged).
+ * - An `error` event or data that is not a JSON object ends the stream with an error; EOF
+ *   before `message_stop` is a truncation.
+ *
+ * `ping` events are skipped as the decoder skips them. The content_block_start/delta/stop
+ * events, nearly all of a stream, are recognised by their first bytes and never parsed:
+ * whatever a content event says, the decoder makes only content parts of it. A type starting
+ * `content_block_` is the event's real type, as a JSON string's content cannot hold an
+ * unescaped quote (shared/json-text.ts). Every other event (a handful per stream) is parsed.
+ */
+export function createRelayMonitor(): RelayMonitor {
+  const merged: MessagesUsage = {};
+  let usage: CanonicalUsage | undefined;
+  let done = false;
+  let finished = false;
+  let error: GatewayError | undefined;
+
+  function merge(next: MessagesUsage | null | undefined): void {
+    if (mergeUsage(merged, next)) usage = convertUsageToCanonical(merged);
+  }
+
+  function fail(cause: GatewayError): void {
+    done = true;
+    error = cause;
+  }
+
+  return {
+    push(sseEvent: SseEvent): void {
+      if (done || sseEvent.event === 'ping') return;
+      const data = sseEvent.data;
+      if (data.startsWith(CONTENT_EVENT) && data.endsWith('}')) return;
+      const event = parseStreamEvent(data);
+      if (event === undefined) {
+        fail(unreadableStreamEvent());
+        return;
+      }
+      switch (event.type) {
+        case 'message_start':
+          merge(event.message?.usage);
+          return;
+        case 'message_delta':
+          merge(event.usage);
+          return;
+        case 'message_stop':
+          done = true;
+          finished = true;
+          return;
+        case 'error':
+          fail(errorFromStreamEvent(event));
+          return;
+        default:
+          return;
+      }
+    },
+
+    end(): GatewayError | undefined {
+      if (done) return undefined;
+      done = true;
+      return streamEndedBeforeStop();
+    },
+
+    get usage() {
+      return usage;
+    },
+    get finished() {
+      return finished;
+    },
+    get error() {
+      return error;
+    },
+  };
+}

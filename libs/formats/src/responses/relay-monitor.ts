@@ -1,0 +1,85 @@
+import type { CanonicalUsage, GatewayError } from '@switchyard/canonical';
+import type { SseEvent } from '@switchyard/sse';
+import { leadingType } from '../shared/index.ts';
+import type { RelayMonitor } from '../wire-format.ts';
+import { usageToCanonical } from './convert-usage.ts';
+import { objectField, parseWireObject } from './read-wire-object.ts';
+import { errorFromErrorEvent, errorFromFailedEvent, streamEndedIncomplete, unreadableStreamEvent } from './stream-decoder.ts';
+
+/** The event types that end a stream; the decoder makes only content (or nothing) of all others. */
+const TERMINAL_TYPES = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+
+/**
+ * What the router needs of a same-format Responses stream, tracked as createStreamDecoder
+ * tracks it but without reading content:
+ *
+ * - `finish` comes on `response.completed` or `response.incomplete`, with the usage of the
+ *   response object it carries (the only usage a Responses stream sends).
+ * - `response.failed`, an `error` event and data that is not a JSON object end the stream with
+ *   an error; EOF before a terminal event is a truncation.
+ *
+ * The decoder goes by the data's `type` (the SSE event name only when the data has none).
+ * Events written `{"type":"…"` with a non-terminal type, nearly all of a stream, are known from
+ * their first bytes and never parsed (shared/json-text.ts: content cannot fake the type, whose
+ * quotes would be escaped inside a string); every other event is parsed.
+ */
+export function createRelayMonitor(): RelayMonitor {
+  let ended = false;
+  let finished = false;
+  let usage: CanonicalUsage | undefined;
+  let error: GatewayError | undefined;
+
+  function fail(cause: GatewayError): void {
+    ended = true;
+    error = cause;
+  }
+
+  return {
+    push(event: SseEvent): void {
+      if (ended) return;
+      const text = event.data;
+      const leading = leadingType(text);
+      if (leading !== undefined && !TERMINAL_TYPES.has(leading) && text.endsWith('}')) return;
+      const data = parseWireObject(text);
+      if (data === undefined) {
+        fail(unreadableStreamEvent());
+        return;
+      }
+      switch (data['type'] ?? event.event) {
+        case 'response.completed':
+        case 'response.incomplete': {
+          ended = true;
+          finished = true;
+          const canonical = usageToCanonical(objectField(data, 'response')?.['usage']);
+          // The decoder's finish carries an estimated zero when the upstream sent no usage.
+          usage = canonical.estimated === true ? undefined : canonical;
+          return;
+        }
+        case 'response.failed':
+          fail(errorFromFailedEvent(data));
+          return;
+        case 'error':
+          fail(errorFromErrorEvent(data));
+          return;
+        default:
+          return;
+      }
+    },
+
+    end(): GatewayError | undefined {
+      if (ended) return undefined;
+      ended = true;
+      return streamEndedIncomplete();
+    },
+
+    get usage() {
+      return usage;
+    },
+    get finished() {
+      return finished;
+    },
+    get error() {
+      return error;
+    },
+  };
+}
