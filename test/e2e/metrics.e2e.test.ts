@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
+import { countTokens } from 'gpt-tokenizer';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_FOR_PROTOCOL, startTopology, TEST_KEY, type Topology } from './support/topology.ts';
@@ -72,5 +73,38 @@ describe('Prometheus metrics after a known mix of requests (all topology)', () =
       expect({ format, input: metricValue(text, 'switchyard_tokens_total', { format, kind: 'input' }) }).toEqual({ format, input: totals.input });
       expect({ format, output: metricValue(text, 'switchyard_tokens_total', { format, kind: 'output' }) }).toEqual({ format, output: totals.output });
     }
+  });
+
+  // Same-format streams are watched, not decoded; one whose upstream sends no usage still
+  // counts, and that deployment's later streams are decoded so the estimate counts real text.
+  it('should estimate streams whose upstream sent no usage: by events at first, then from the decoded text', async () => {
+    const openai = new OpenAI({ baseURL: `${topology.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
+    const outputTokens = async () =>
+      metricValue(await (await fetch(`${topology.url}/metrics`)).text(), 'switchyard_tokens_total', { format: 'chat-completions', kind: 'output' });
+    const streamWithoutUsage = async () => {
+      const stream = await openai.chat.completions.create({
+        model: MODEL_FOR_PROTOCOL['chat-completions'],
+        stream: true,
+        messages: [{ role: 'user', content: 'no usage here [[sim:no_usage,words=12]]' }],
+      });
+      let chunks = 0;
+      let text = '';
+      for await (const chunk of stream) {
+        chunks++;
+        text += chunk.choices[0]?.delta.content ?? '';
+        expect(chunk.usage ?? undefined).toBeUndefined();
+      }
+      return { chunks, text };
+    };
+
+    const before = await outputTokens();
+    const watched = await streamWithoutUsage();
+    const afterWatched = await outputTokens();
+    // Every event relayed, [DONE] included, counts as about one token.
+    expect(afterWatched - before).toBe(watched.chunks + 1);
+
+    const decoded = await streamWithoutUsage();
+    expect(decoded.text.length).toBeGreaterThan(0);
+    expect((await outputTokens()) - afterWatched).toBe(countTokens(decoded.text));
   });
 });

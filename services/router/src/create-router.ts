@@ -100,6 +100,7 @@ export function createRouter(options: RouterOptions): Router {
   const activeStreams = new ActiveStreams();
   const dependencies = {
     activeStreams,
+    usagelessDeployments: new Set<string>(),
     upstream,
     timeouts,
     health,

@@ -36,6 +36,8 @@ export interface GenerateDependencies {
   /** Quiet time on a stream before a keep-alive is written. */
   keepAliveMs: number;
   activeStreams: ActiveStreams;
+  /** Deployments seen to stream without usage: their same-format streams are decoded, not just watched. */
+  usagelessDeployments: Set<string>;
   endpointOf(providerId: string): UpstreamEndpoint;
   /** Records time spent translating, by `client→upstream` pair. */
   onTranslation(pair: string, seconds: number): void;
@@ -225,18 +227,34 @@ async function answer(
 
   if (canonical.stream) {
     let outcome: ExchangeOutcome | undefined;
+    const deployment = deploymentKey(exchange.deployment.provider, exchange.deployment.model);
+    // Relayed untouched and not kept: watch it rather than decode it, unless this deployment
+    // is known to send no usage (then the decoded text is what the estimate counts).
+    const watchOnly = sameFormat && clientFormat.id !== 'responses' && !dependencies.usagelessDeployments.has(deployment);
+    const streamUsage = async (result: StreamResult): Promise<CanonicalUsage> => {
+      if (result.usage !== undefined && result.usage.estimated !== true) return result.usage;
+      if (!watchOnly) return estimateUsage(exchange, result.generatedText());
+      // A whole stream without usage: decode this deployment's next streams to estimate them
+      // properly; this one is estimated at about a token per event.
+      if (result.error === undefined) dependencies.usagelessDeployments.add(deployment);
+      return { inputTokens: await estimateRequestTokens(canonical), outputTokens: result.events, estimated: true };
+    };
     const streamOutcome = async (result: StreamResult): Promise<ExchangeOutcome> => {
-      const usage = result.answer?.usage;
       return {
         status: result.error === undefined ? 200 : result.error.status,
-        usage: usage === undefined || usage.estimated === true ? await estimateUsage(exchange, result.generatedText()) : usage,
+        usage: await streamUsage(result),
         ...(result.firstByteAt === undefined ? {} : { firstByteAt: result.firstByteAt }),
         ...(result.answer === undefined ? {} : { answer: result.answer }),
       };
     };
-    const result = await streamAnswer(exchange, upstream, response, headers, dependencies.keepAliveMs, dependencies.activeStreams, async (ended) => {
-      outcome = await streamOutcome(ended);
-      await settle(exchange, outcome);
+    const result = await streamAnswer(exchange, upstream, response, headers, {
+      keepAliveMs: dependencies.keepAliveMs,
+      activeStreams: dependencies.activeStreams,
+      watchOnly,
+      beforeEnd: async (ended) => {
+        outcome = await streamOutcome(ended);
+        await settle(exchange, outcome);
+      },
     });
     return outcome ?? (await streamOutcome(result));
   }

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { CanonicalResponse, GatewayError, StreamPart } from '@switchyard/canonical';
+import type { CanonicalResponse, CanonicalUsage, GatewayError, StreamPart } from '@switchyard/canonical';
 import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse';
+import type { StreamDecoder } from '@switchyard/formats';
 import type { Dispatcher } from 'undici';
 import { StreamAccumulator } from './accumulate-stream.ts';
 import type { ActiveStreams } from './active-streams.ts';
@@ -17,20 +18,37 @@ export const SSE_HEADERS = {
 } as const;
 
 export interface StreamResult {
-  /** The whole answer the stream carried, when it finished. */
+  /** The whole answer the stream carried, when it finished and was decoded. */
   answer: CanonicalResponse | undefined;
-  /** What was generated, finished or not (for estimates). */
+  /** The upstream's usage, when it sent one. */
+  usage: CanonicalUsage | undefined;
+  /** What was generated, finished or not (for estimates; empty when only watched). */
   generatedText: () => string;
+  /** Events relayed: the output estimate of a watched stream without usage (about one token each). */
+  events: number;
   error: GatewayError | undefined;
   firstByteAt: number | undefined;
+}
+
+export interface StreamOptions {
+  /** Quiet time before a keep-alive is written. */
+  keepAliveMs: number;
+  activeStreams: ActiveStreams;
+  /** Called before the answer's end leaves (see streamAnswer). */
+  beforeEnd: (result: StreamResult) => Promise<void>;
+  /**
+   * Same-format streams whose answer is not needed: watch them with the format's relay monitor
+   * (usage, finish, errors, truncation) instead of decoding every event.
+   */
+  watchOnly: boolean;
 }
 
 /**
  * Relays an upstream SSE stream to the client. Translated streams go decoder → canonical parts
  * → encoder. Same-format streams are re-framed event by event with the data text untouched
- * (no JSON re-encoding); the decoder still runs beside them to read usage and to notice a
- * truncated stream, which is then closed with the format's error event rather than left to
- * look like success (protocols.md §7.3).
+ * (no JSON re-encoding); beside them runs the format's relay monitor (or the decoder, when the
+ * answer itself is needed) to read usage and to notice a truncated stream, which is then
+ * closed with the format's error event rather than left to look like success (protocols.md §7.3).
  *
  * From the event that finishes the answer on, output is held back until `beforeEnd` has made
  * durable what must outlive this process (the usage event): a client that saw the end of its
@@ -41,22 +59,29 @@ export async function streamAnswer(
   upstream: Dispatcher.ResponseData,
   response: ServerResponse,
   headers: Record<string, string>,
-  keepAliveMs: number,
-  activeStreams: ActiveStreams,
-  beforeEnd: (result: StreamResult) => Promise<void>,
+  options: StreamOptions,
 ): Promise<StreamResult> {
+  const { keepAliveMs, activeStreams, beforeEnd } = options;
   const { clientFormat, upstreamFormat, sameFormat, request } = exchange;
   const requestId = request.identity.requestId;
   response.writeHead(200, { ...SSE_HEADERS, ...headers });
   response.flushHeaders();
 
-  const decoder = upstreamFormat.stream.createDecoder();
+  const monitor = options.watchOnly && sameFormat ? upstreamFormat.stream.createRelayMonitor() : undefined;
+  const decoder = monitor === undefined ? upstreamFormat.stream.createDecoder() : undefined;
   const encoder = sameFormat ? undefined : clientFormat.stream.createEncoder(clientResponseContext(exchange));
   // Same-format chat streams had include_usage forced on; the client gets the usage chunk only if it asked.
   const dropUsageChunk = sameFormat && clientFormat.id === 'chat-completions' && exchange.canonical.includeUsage !== true;
 
   const accumulator = new StreamAccumulator();
-  const result: StreamResult = { answer: undefined, generatedText: () => accumulator.generatedText(), error: undefined, firstByteAt: undefined };
+  const result: StreamResult = {
+    answer: undefined,
+    usage: undefined,
+    generatedText: () => accumulator.generatedText(),
+    events: 0,
+    error: undefined,
+    firstByteAt: undefined,
+  };
   let upstreamErrorRelayed = false;
   let quiet = true;
   /** The answer's finish was seen: what follows waits for beforeEnd. */
@@ -95,14 +120,31 @@ export async function streamAnswer(
     return out;
   };
 
-  const onEvent = (event: SseEvent) => {
-    const parts = decoder.push(event);
-    if (sameFormat) {
-      if (parts.some((part) => part.type === 'error')) upstreamErrorRelayed = true;
-      if (!(dropUsageChunk && event.data.includes('"choices":[]'))) write(formatSseEvent(event.data, event.event));
-    }
-    write(observe(parts));
+  const relay = (event: SseEvent) => {
+    if (!(dropUsageChunk && event.data.includes('"choices":[]'))) write(formatSseEvent(event.data, event.event));
   };
+
+  const onEvent =
+    monitor === undefined
+      ? (event: SseEvent) => {
+          const parts = (decoder as StreamDecoder).push(event);
+          if (sameFormat) {
+            if (parts.some((part) => part.type === 'error')) upstreamErrorRelayed = true;
+            relay(event);
+          }
+          write(observe(parts));
+        }
+      : (event: SseEvent) => {
+          monitor.push(event);
+          result.events++;
+          finished = monitor.finished;
+          if (monitor.error !== undefined) {
+            // Relayed as the upstream sent it.
+            result.error = monitor.error;
+            upstreamErrorRelayed = true;
+          }
+          relay(event);
+        };
 
   const parser = createSseParser(onEvent);
   let terminated = false;
@@ -124,8 +166,9 @@ export async function streamAnswer(
       if (!finished) flush();
     }
     parser.end();
-    const tail = decoder.end();
-    const text = observe(tail);
+    const text = decoder === undefined ? '' : observe(decoder.end());
+    const truncated = monitor?.end();
+    if (truncated !== undefined && result.error === undefined) result.error = truncated;
     if (sameFormat && result.error !== undefined && !upstreamErrorRelayed) {
       write(clientFormat.errors.renderStreamError(result.error, requestId));
     } else {
@@ -140,6 +183,7 @@ export async function streamAnswer(
   }
   clearInterval(keepAlive);
   result.answer = accumulator.response;
+  result.usage = monitor === undefined ? result.answer?.usage : monitor.usage;
   if (!terminated) await beforeEnd(result);
   flush();
   forget();
