@@ -640,8 +640,9 @@ function commonChecks(result: () => ScenarioResult) {
     const small = [...outcomes, ...after].filter((outcome) => outcome.tenant === 'small');
     expect(small.length).toBeGreaterThan(2 * SMALL_RPM);
     const windowMs = Math.max(...small.map((outcome) => outcome.endedAt)) - Math.min(...small.map((outcome) => outcome.startedAt));
-    // GCRA with burst = limit: at most limit + w·limit/60 s in any window of w (libs/ratelimit README).
-    const exact = SMALL_RPM + Math.floor((windowMs * SMALL_RPM) / 60_000);
+    // A strict sliding window: at most the limit in any 60 s, so a run of w ms admits at most
+    // limit × ⌈w / 60 s⌉ (docs/limits.md).
+    const exact = SMALL_RPM * Math.max(1, Math.ceil(windowMs / 60_000));
     // If an ingress's Redis call timed out (250 ms, e.g. a starved event loop), the documented
     // `open` policy counts per process until Redis answers: then each ingress has its own window.
     const { limiterDegraded } = result();

@@ -97,7 +97,7 @@ const OWN_HEADERS = new Set([ROUTE_HEADER, 'content-type']);
  * as spreading them into one object in that order, without building and copying objects.
  */
 function hopHeaders(request: RouteRequest): string[] {
-  const identity = identityHeaders(request.identity, request.estimatedTokens);
+  const identity = identityHeaders(request.identity, request.estimatedTokens, request.admittedAt);
   const query = hasKeys(request.query) ? new URLSearchParams(request.query).toString() : undefined;
   const headers: string[] = [];
   for (const name in request.headers) {

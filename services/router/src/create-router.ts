@@ -270,7 +270,14 @@ export function createRouter(options: RouterOptions): Router {
     const deltaTokens = outcome.usage.inputTokens + outcome.usage.outputTokens - request.estimatedTokens;
     if (deltaTokens === 0) return;
     limiter
-      .reconcile({ tenantId, keyId, tenantLimits: tenant.limits, keyLimits: key.limits, deltaTokens })
+      .reconcile({
+        tenantId,
+        keyId,
+        tenantLimits: tenant.limits,
+        keyLimits: key.limits,
+        deltaTokens,
+        ...(request.admittedAt === undefined ? {} : { admittedAt: request.admittedAt }),
+      })
       .catch((error: unknown) => logger.warn({ err: error, requestId: request.identity.requestId }, 'token reconciliation failed'));
   }
 
