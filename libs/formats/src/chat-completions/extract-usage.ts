@@ -1,7 +1,7 @@
 import type { CanonicalUsage } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
 import { convertToCanonicalUsage } from './convert-usage.ts';
-import { isRecord, mayHaveNonNullKey } from '../shared/index.ts';
+import { isRecord, nonNullKeyPattern } from '../shared/index.ts';
 import { chatUsageSchema } from './response-schema.ts';
 
 /**
@@ -10,8 +10,10 @@ import { chatUsageSchema } from './response-schema.ts';
  * fool the check (shared/json-text.ts).
  */
 export function mayCarryUsage(data: string): boolean {
-  return mayHaveNonNullKey(data, '"usage"');
+  return USAGE.test(data);
 }
+
+const USAGE = nonNullKeyPattern(['usage']);
 
 /**
  * Usage from one event of a chat stream piped through untouched (same-format fast path).

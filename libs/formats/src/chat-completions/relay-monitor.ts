@@ -1,10 +1,12 @@
 import { GatewayError, type CanonicalUsage } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { looksLikeObject, mayHaveNonNullKey } from '../shared/index.ts';
+import { looksLikeObject, nonNullKeyPattern } from '../shared/index.ts';
 import type { RelayMonitor } from '../wire-format.ts';
 import { convertToCanonicalUsage } from './convert-usage.ts';
-import { mayCarryUsage } from './extract-usage.ts';
 import { readStreamChunk, streamEndedEarly, streamEndedWithoutAnswer } from './stream-decoder.ts';
+
+/** A chunk to read: it may finish the answer, carry usage or report an error. */
+const WATCHED_KEYS = nonNullKeyPattern(['finish_reason', 'usage', 'error']);
 
 /**
  * What the router needs of a same-format chat stream, tracked as createStreamDecoder tracks it
@@ -49,16 +51,7 @@ export function createRelayMonitor(): RelayMonitor {
         else fail(streamEndedWithoutAnswer());
         return;
       }
-      if (
-        started &&
-        event.event !== 'error' &&
-        looksLikeObject(data) &&
-        !mayHaveNonNullKey(data, '"finish_reason"') &&
-        !mayCarryUsage(data) &&
-        !mayHaveNonNullKey(data, '"error"')
-      ) {
-        return;
-      }
+      if (started && event.event !== 'error' && looksLikeObject(data) && !WATCHED_KEYS.test(data)) return;
       const chunk = readStreamChunk(event);
       if (chunk instanceof GatewayError) {
         fail(chunk);

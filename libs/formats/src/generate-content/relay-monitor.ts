@@ -1,10 +1,15 @@
 import { GatewayError, type CanonicalUsage } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { looksLikeObject, mayHaveNonNullKey } from '../shared/index.ts';
+import { looksLikeObject, nonNullKeyPattern } from '../shared/index.ts';
 import type { RelayMonitor } from '../wire-format.ts';
 import { convertUsageToCanonical } from './convert-usage.ts';
 import { readStreamUsage } from './extract-stream-usage.ts';
 import { readStreamChunk, streamEndedEarly } from './stream-decoder.ts';
+
+/** Chunks to read while no finish or block reason was seen, and after. */
+const WATCHED_KEYS = nonNullKeyPattern(['error', 'finishReason', 'blockReason']);
+const ERROR_KEY = nonNullKeyPattern(['error']);
+const USAGE_KEY = nonNullKeyPattern(['usageMetadata']);
 
 /** Usage-bearing chunks kept unparsed before the newest of them is read. */
 const PENDING_LIMIT = 8;
@@ -58,13 +63,8 @@ export function createRelayMonitor(): RelayMonitor {
     push(event: SseEvent): void {
       if (done) return;
       const data = event.data;
-      if (
-        started &&
-        looksLikeObject(data) &&
-        !mayHaveNonNullKey(data, '"error"') &&
-        (reasonSeen || (!mayHaveNonNullKey(data, '"finishReason"') && !mayHaveNonNullKey(data, '"blockReason"')))
-      ) {
-        if (mayHaveNonNullKey(data, '"usageMetadata"')) {
+      if (started && looksLikeObject(data) && !(reasonSeen ? ERROR_KEY : WATCHED_KEYS).test(data)) {
+        if (USAGE_KEY.test(data)) {
           pending.push(data);
           if (pending.length >= PENDING_LIMIT) readPending();
         }

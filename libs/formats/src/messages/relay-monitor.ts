@@ -1,13 +1,14 @@
 import type { CanonicalUsage, GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
+import { endsLikeObject, leadingTypeStartingWith } from '../shared/index.ts';
 import type { RelayMonitor } from '../wire-format.ts';
 import { convertUsageToCanonical, mergeUsage, type MessagesUsage } from './convert-usage.ts';
 import { errorFromStreamEvent } from './errors.ts';
 import { parseStreamEvent } from './parse-stream-event.ts';
 import { streamEndedBeforeStop, unreadableStreamEvent } from './stream-decoder.ts';
 
-/** Every content event starts so: the vendor writes `type` first and compact. */
-const CONTENT_EVENT = '{"type":"content_block_';
+/** Every content event starts `{"type":"content_block_`: the vendor writes `type` first and compact. */
+const CONTENT_EVENT = leadingTypeStartingWith('content_block_');
 
 /**
  * What the router needs of a same-format messages stream, tracked as createStreamDecoder tracks
@@ -44,7 +45,7 @@ export function createRelayMonitor(): RelayMonitor {
     push(sseEvent: SseEvent): void {
       if (done || sseEvent.event === 'ping') return;
       const data = sseEvent.data;
-      if (data.startsWith(CONTENT_EVENT) && data.endsWith('}')) return;
+      if (CONTENT_EVENT.test(data) && endsLikeObject(data)) return;
       const event = parseStreamEvent(data);
       if (event === undefined) {
         fail(unreadableStreamEvent());

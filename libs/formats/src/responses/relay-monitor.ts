@@ -1,13 +1,13 @@
 import type { CanonicalUsage, GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { leadingType } from '../shared/index.ts';
+import { endsLikeObject, leadingTypeOtherThan } from '../shared/index.ts';
 import type { RelayMonitor } from '../wire-format.ts';
 import { usageToCanonical } from './convert-usage.ts';
 import { objectField, parseWireObject } from './read-wire-object.ts';
 import { errorFromErrorEvent, errorFromFailedEvent, streamEndedIncomplete, unreadableStreamEvent } from './stream-decoder.ts';
 
-/** The event types that end a stream; the decoder makes only content (or nothing) of all others. */
-const TERMINAL_TYPES = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+/** Events of any type but those that end a stream: the decoder makes only content (or nothing) of them. */
+const NON_TERMINAL_EVENT = leadingTypeOtherThan(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 
 /**
  * What the router needs of a same-format Responses stream, tracked as createStreamDecoder
@@ -38,8 +38,7 @@ export function createRelayMonitor(): RelayMonitor {
     push(event: SseEvent): void {
       if (ended) return;
       const text = event.data;
-      const leading = leadingType(text);
-      if (leading !== undefined && !TERMINAL_TYPES.has(leading) && text.endsWith('}')) return;
+      if (NON_TERMINAL_EVENT.test(text) && endsLikeObject(text)) return;
       const data = parseWireObject(text);
       if (data === undefined) {
         fail(unreadableStreamEvent());
