@@ -25,64 +25,68 @@ const WATCHED_KEYS = nonNullKeyPattern(['finish_reason', 'usage', 'error']);
  * because quotes inside JSON strings are escaped (shared/json-text.ts).
  */
 export function createRelayMonitor(): RelayMonitor {
-  let started = false;
-  let ended = false;
-  let finishReasonSeen = false;
-  let finished = false;
-  let usage: CanonicalUsage | undefined;
-  let error: GatewayError | undefined;
+  return new ChatRelayMonitor();
+}
 
-  function fail(cause: GatewayError): void {
-    ended = true;
-    error = cause;
+class ChatRelayMonitor implements RelayMonitor {
+  #started = false;
+  #ended = false;
+  #finishReasonSeen = false;
+  #finished = false;
+  #usage: CanonicalUsage | undefined;
+  #error: GatewayError | undefined;
+
+  get usage(): CanonicalUsage | undefined {
+    return this.#usage;
   }
 
-  function finish(): void {
-    ended = true;
-    finished = true;
+  get finished(): boolean {
+    return this.#finished;
   }
 
-  return {
-    push(event: SseEvent): void {
-      if (ended) return;
-      const data = event.data;
-      if (data === '[DONE]') {
-        if (started) finish();
-        else fail(streamEndedWithoutAnswer());
-        return;
-      }
-      if (started && event.event !== 'error' && looksLikeObject(data) && !WATCHED_KEYS.test(data)) return;
-      const chunk = readStreamChunk(event);
-      if (chunk instanceof GatewayError) {
-        fail(chunk);
-        return;
-      }
-      const choice = chunk.choices?.[0];
-      if (!started) {
-        if (choice === undefined && chunk.usage == null) return;
-        started = true;
-      }
-      if (choice?.finish_reason != null) finishReasonSeen = true;
-      if (chunk.usage != null) {
-        usage = convertToCanonicalUsage(chunk.usage);
-        if (finishReasonSeen) finish();
-      }
-    },
+  get error(): GatewayError | undefined {
+    return this.#error;
+  }
 
-    end(): GatewayError | undefined {
-      if (ended) return undefined;
-      ended = true;
-      return streamEndedEarly();
-    },
+  push(event: SseEvent): void {
+    if (this.#ended) return;
+    const data = event.data;
+    if (data === '[DONE]') {
+      if (this.#started) this.#finish();
+      else this.#fail(streamEndedWithoutAnswer());
+      return;
+    }
+    if (this.#started && event.event !== 'error' && looksLikeObject(data) && !WATCHED_KEYS.test(data)) return;
+    const chunk = readStreamChunk(event);
+    if (chunk instanceof GatewayError) {
+      this.#fail(chunk);
+      return;
+    }
+    const choice = chunk.choices?.[0];
+    if (!this.#started) {
+      if (choice === undefined && chunk.usage == null) return;
+      this.#started = true;
+    }
+    if (choice?.finish_reason != null) this.#finishReasonSeen = true;
+    if (chunk.usage != null) {
+      this.#usage = convertToCanonicalUsage(chunk.usage);
+      if (this.#finishReasonSeen) this.#finish();
+    }
+  }
 
-    get usage() {
-      return usage;
-    },
-    get finished() {
-      return finished;
-    },
-    get error() {
-      return error;
-    },
-  };
+  end(): GatewayError | undefined {
+    if (this.#ended) return undefined;
+    this.#ended = true;
+    return streamEndedEarly();
+  }
+
+  #fail(cause: GatewayError): void {
+    this.#ended = true;
+    this.#error = cause;
+  }
+
+  #finish(): void {
+    this.#ended = true;
+    this.#finished = true;
+  }
 }

@@ -34,73 +34,75 @@ const PENDING_LIMIT = 8;
  * turns out to carry no top-level usage after all (its key was nested, e.g. in tool arguments).
  */
 export function createRelayMonitor(): RelayMonitor {
-  let started = false;
-  let done = false;
-  let reasonSeen = false;
-  let finished = false;
-  let usage: CanonicalUsage | undefined;
-  let error: GatewayError | undefined;
-  /** Texts of chunks that may carry usage, oldest first, all newer than `usage`'s. */
-  let pending: string[] = [];
+  return new GenerateContentRelayMonitor();
+}
 
-  function readPending(): void {
+class GenerateContentRelayMonitor implements RelayMonitor {
+  #started = false;
+  #done = false;
+  #reasonSeen = false;
+  #finished = false;
+  #usage: CanonicalUsage | undefined;
+  #error: GatewayError | undefined;
+  /** Texts of chunks that may carry usage, oldest first, all newer than the one `#usage` came from. */
+  #pending: string[] = [];
+
+  get usage(): CanonicalUsage | undefined {
+    if (this.#pending.length > 0) this.#readPending();
+    return this.#usage;
+  }
+
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  get error(): GatewayError | undefined {
+    return this.#error;
+  }
+
+  push(event: SseEvent): void {
+    if (this.#done) return;
+    const data = event.data;
+    if (this.#started && looksLikeObject(data) && !(this.#reasonSeen ? ERROR_KEY : WATCHED_KEYS).test(data)) {
+      if (USAGE_KEY.test(data)) {
+        this.#pending.push(data);
+        if (this.#pending.length >= PENDING_LIMIT) this.#readPending();
+      }
+      return;
+    }
+    if (data.trim() === '') return;
+    const chunk = readStreamChunk(data);
+    if (chunk instanceof GatewayError) {
+      this.#done = true;
+      this.#error = chunk;
+      return;
+    }
+    this.#started = true;
+    if (chunk.usageMetadata != null) {
+      this.#usage = convertUsageToCanonical(chunk.usageMetadata);
+      this.#pending = [];
+    }
+    if (chunk.promptFeedback?.blockReason != null || chunk.candidates?.[0]?.finishReason != null) this.#reasonSeen = true;
+  }
+
+  end(): GatewayError | undefined {
+    if (this.#done) return undefined;
+    this.#done = true;
+    if (!this.#reasonSeen) return streamEndedEarly(this.#started);
+    this.#finished = true;
+    return undefined;
+  }
+
+  /** The newest held chunk with top-level usage wins; older ones are read only if it has none. */
+  #readPending(): void {
+    const pending = this.#pending;
+    this.#pending = [];
     for (let index = pending.length - 1; index >= 0; index--) {
       const read = readStreamUsage(pending[index] as string);
       if (read !== undefined) {
-        usage = read;
-        break;
+        this.#usage = read;
+        return;
       }
     }
-    pending = [];
   }
-
-  function fail(cause: GatewayError): void {
-    done = true;
-    error = cause;
-  }
-
-  return {
-    push(event: SseEvent): void {
-      if (done) return;
-      const data = event.data;
-      if (started && looksLikeObject(data) && !(reasonSeen ? ERROR_KEY : WATCHED_KEYS).test(data)) {
-        if (USAGE_KEY.test(data)) {
-          pending.push(data);
-          if (pending.length >= PENDING_LIMIT) readPending();
-        }
-        return;
-      }
-      if (data.trim() === '') return;
-      const chunk = readStreamChunk(data);
-      if (chunk instanceof GatewayError) {
-        fail(chunk);
-        return;
-      }
-      started = true;
-      if (chunk.usageMetadata != null) {
-        usage = convertUsageToCanonical(chunk.usageMetadata);
-        pending = [];
-      }
-      if (chunk.promptFeedback?.blockReason != null || chunk.candidates?.[0]?.finishReason != null) reasonSeen = true;
-    },
-
-    end(): GatewayError | undefined {
-      if (done) return undefined;
-      done = true;
-      if (!reasonSeen) return streamEndedEarly(started);
-      finished = true;
-      return undefined;
-    },
-
-    get usage() {
-      if (pending.length > 0) readPending();
-      return usage;
-    },
-    get finished() {
-      return finished;
-    },
-    get error() {
-      return error;
-    },
-  };
 }

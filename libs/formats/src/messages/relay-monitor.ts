@@ -26,64 +26,68 @@ const CONTENT_EVENT = leadingTypeStartingWith('content_block_');
  * unescaped quote (shared/json-text.ts). Every other event (a handful per stream) is parsed.
  */
 export function createRelayMonitor(): RelayMonitor {
-  const merged: MessagesUsage = {};
-  let usage: CanonicalUsage | undefined;
-  let done = false;
-  let finished = false;
-  let error: GatewayError | undefined;
+  return new MessagesRelayMonitor();
+}
 
-  function merge(next: MessagesUsage | null | undefined): void {
-    if (mergeUsage(merged, next)) usage = convertUsageToCanonical(merged);
+class MessagesRelayMonitor implements RelayMonitor {
+  readonly #merged: MessagesUsage = {};
+  #usage: CanonicalUsage | undefined;
+  #done = false;
+  #finished = false;
+  #error: GatewayError | undefined;
+
+  get usage(): CanonicalUsage | undefined {
+    return this.#usage;
   }
 
-  function fail(cause: GatewayError): void {
-    done = true;
-    error = cause;
+  get finished(): boolean {
+    return this.#finished;
   }
 
-  return {
-    push(sseEvent: SseEvent): void {
-      if (done || sseEvent.event === 'ping') return;
-      const data = sseEvent.data;
-      if (CONTENT_EVENT.test(data) && endsLikeObject(data)) return;
-      const event = parseStreamEvent(data);
-      if (event === undefined) {
-        fail(unreadableStreamEvent());
+  get error(): GatewayError | undefined {
+    return this.#error;
+  }
+
+  push(sseEvent: SseEvent): void {
+    if (this.#done || sseEvent.event === 'ping') return;
+    const data = sseEvent.data;
+    if (CONTENT_EVENT.test(data) && endsLikeObject(data)) return;
+    const event = parseStreamEvent(data);
+    if (event === undefined) {
+      this.#fail(unreadableStreamEvent());
+      return;
+    }
+    switch (event.type) {
+      case 'message_start':
+        this.#merge(event.message?.usage);
         return;
-      }
-      switch (event.type) {
-        case 'message_start':
-          merge(event.message?.usage);
-          return;
-        case 'message_delta':
-          merge(event.usage);
-          return;
-        case 'message_stop':
-          done = true;
-          finished = true;
-          return;
-        case 'error':
-          fail(errorFromStreamEvent(event));
-          return;
-        default:
-          return;
-      }
-    },
+      case 'message_delta':
+        this.#merge(event.usage);
+        return;
+      case 'message_stop':
+        this.#done = true;
+        this.#finished = true;
+        return;
+      case 'error':
+        this.#fail(errorFromStreamEvent(event));
+        return;
+      default:
+        return;
+    }
+  }
 
-    end(): GatewayError | undefined {
-      if (done) return undefined;
-      done = true;
-      return streamEndedBeforeStop();
-    },
+  end(): GatewayError | undefined {
+    if (this.#done) return undefined;
+    this.#done = true;
+    return streamEndedBeforeStop();
+  }
 
-    get usage() {
-      return usage;
-    },
-    get finished() {
-      return finished;
-    },
-    get error() {
-      return error;
-    },
-  };
+  #merge(next: MessagesUsage | null | undefined): void {
+    if (mergeUsage(this.#merged, next)) this.#usage = convertUsageToCanonical(this.#merged);
+  }
+
+  #fail(cause: GatewayError): void {
+    this.#done = true;
+    this.#error = cause;
+  }
 }

@@ -24,61 +24,65 @@ const NON_TERMINAL_EVENT = leadingTypeOtherThan(['response.completed', 'response
  * quotes would be escaped inside a string); every other event is parsed.
  */
 export function createRelayMonitor(): RelayMonitor {
-  let ended = false;
-  let finished = false;
-  let usage: CanonicalUsage | undefined;
-  let error: GatewayError | undefined;
+  return new ResponsesRelayMonitor();
+}
 
-  function fail(cause: GatewayError): void {
-    ended = true;
-    error = cause;
+class ResponsesRelayMonitor implements RelayMonitor {
+  #ended = false;
+  #finished = false;
+  #usage: CanonicalUsage | undefined;
+  #error: GatewayError | undefined;
+
+  get usage(): CanonicalUsage | undefined {
+    return this.#usage;
   }
 
-  return {
-    push(event: SseEvent): void {
-      if (ended) return;
-      const text = event.data;
-      if (NON_TERMINAL_EVENT.test(text) && endsLikeObject(text)) return;
-      const data = parseWireObject(text);
-      if (data === undefined) {
-        fail(unreadableStreamEvent());
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  get error(): GatewayError | undefined {
+    return this.#error;
+  }
+
+  push(event: SseEvent): void {
+    if (this.#ended) return;
+    const text = event.data;
+    if (NON_TERMINAL_EVENT.test(text) && endsLikeObject(text)) return;
+    const data = parseWireObject(text);
+    if (data === undefined) {
+      this.#fail(unreadableStreamEvent());
+      return;
+    }
+    switch (data['type'] ?? event.event) {
+      case 'response.completed':
+      case 'response.incomplete': {
+        this.#ended = true;
+        this.#finished = true;
+        const usage = usageToCanonical(objectField(data, 'response')?.['usage']);
+        // The decoder's finish carries an estimated zero when the upstream sent no usage.
+        this.#usage = usage.estimated === true ? undefined : usage;
         return;
       }
-      switch (data['type'] ?? event.event) {
-        case 'response.completed':
-        case 'response.incomplete': {
-          ended = true;
-          finished = true;
-          const canonical = usageToCanonical(objectField(data, 'response')?.['usage']);
-          // The decoder's finish carries an estimated zero when the upstream sent no usage.
-          usage = canonical.estimated === true ? undefined : canonical;
-          return;
-        }
-        case 'response.failed':
-          fail(errorFromFailedEvent(data));
-          return;
-        case 'error':
-          fail(errorFromErrorEvent(data));
-          return;
-        default:
-          return;
-      }
-    },
+      case 'response.failed':
+        this.#fail(errorFromFailedEvent(data));
+        return;
+      case 'error':
+        this.#fail(errorFromErrorEvent(data));
+        return;
+      default:
+        return;
+    }
+  }
 
-    end(): GatewayError | undefined {
-      if (ended) return undefined;
-      ended = true;
-      return streamEndedIncomplete();
-    },
+  end(): GatewayError | undefined {
+    if (this.#ended) return undefined;
+    this.#ended = true;
+    return streamEndedIncomplete();
+  }
 
-    get usage() {
-      return usage;
-    },
-    get finished() {
-      return finished;
-    },
-    get error() {
-      return error;
-    },
-  };
+  #fail(cause: GatewayError): void {
+    this.#ended = true;
+    this.#error = cause;
+  }
 }
