@@ -70,3 +70,25 @@ test('stream translation, one whole 50-chunk stream per iteration (upstream deco
   }
   await bench.compare(...registrations, RUN);
 });
+
+test('same-format relay, one whole 50-chunk stream per iteration: stream decoder vs relay monitor (usage read once at the end); divide by the event count for per event', async ({ bench }) => {
+  const registrations = [];
+  for (const format of FORMATS) {
+    const events = upstreamEvents(format);
+    const stream = wireFormats[format].stream;
+    registrations.push(
+      bench(`${format} decoder (${events.length} events)`, () => {
+        const decoder = stream.createDecoder();
+        for (const event of events) decoder.push(event);
+        decoder.end();
+      }),
+      bench(`${format} relay monitor (${events.length} events)`, () => {
+        const monitor = stream.createRelayMonitor();
+        for (const event of events) monitor.push(event);
+        monitor.end();
+        if (!monitor.finished || monitor.usage === undefined) throw new Error('the monitor missed the finish');
+      }),
+    );
+  }
+  await bench.compare(...registrations, RUN);
+});
