@@ -596,7 +596,9 @@ describe(`${DOCKERFILE} rehearsed without Docker, ${identity.label}`, () => {
 
     // runtime: node_modules from the dependencies stage, the rest from the build context.
     stageCopies(recipe.runtime, dirs.image, { dependencies: { stage: recipe.dependencies, dir: dirs.dependencies } });
-    symlinkSync(realpathSync(process.execPath), join(dirs.bin, 'node'));
+    // A copy, not a link: CI's Node 24 lives under /root/.cache, which the runtime user cannot enter.
+    copyFileSync(realpathSync(process.execPath), join(dirs.bin, 'node'));
+    chmodSync(join(dirs.bin, 'node'), 0o755);
 
     // Owned by root (we are root on CI; elsewhere, by us) and writable by no one.
     for (const directory of [dirs.image, dirs.bin, dirs.readOnly]) makeReadOnly(directory);
@@ -704,10 +706,10 @@ describe(`${DOCKERFILE} rehearsed without Docker, ${identity.label}`, () => {
   });
 
   it('should leave the image directory, HOME and TMPDIR read-only to the runtime user', () => {
-    const { image, readOnly } = stagedOrFail();
+    const { image, readOnly, bin } = stagedOrFail();
     for (const directory of [image, join(image, 'node_modules'), join(image, 'libs'), readOnly]) {
       expect(existsSync(directory), directory).toBe(true);
-      const attempt = spawnSync(process.execPath, ['-e', "require('node:fs').writeFileSync('write-probe', 'x')"], {
+      const attempt = spawnSync(join(bin, 'node'), ['-e', "require('node:fs').writeFileSync('write-probe', 'x')"], {
         cwd: directory,
         encoding: 'utf8',
         ...(identity.switched ? { uid: identity.uid, gid: identity.gid } : {}),
