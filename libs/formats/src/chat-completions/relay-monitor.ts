@@ -1,6 +1,6 @@
-import { GatewayError, type CanonicalUsage } from '@switchyard/canonical';
+import { GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { looksLikeObject, nonNullKeyPattern } from '../shared/index.ts';
+import { looksLikeObject, nonNullKeyPattern, RelayMonitorState } from '../shared/index.ts';
 import type { RelayMonitor } from '../wire-format.ts';
 import { convertToCanonicalUsage } from './convert-usage.ts';
 import { readStreamChunk, streamEndedEarly, streamEndedWithoutAnswer } from './stream-decoder.ts';
@@ -28,38 +28,22 @@ export function createRelayMonitor(): RelayMonitor {
   return new ChatRelayMonitor();
 }
 
-class ChatRelayMonitor implements RelayMonitor {
+class ChatRelayMonitor extends RelayMonitorState {
   #started = false;
-  #ended = false;
   #finishReasonSeen = false;
-  #finished = false;
-  #usage: CanonicalUsage | undefined;
-  #error: GatewayError | undefined;
-
-  get usage(): CanonicalUsage | undefined {
-    return this.#usage;
-  }
-
-  get finished(): boolean {
-    return this.#finished;
-  }
-
-  get error(): GatewayError | undefined {
-    return this.#error;
-  }
 
   push(event: SseEvent): void {
-    if (this.#ended) return;
+    if (this.ended) return;
     const data = event.data;
     if (data === '[DONE]') {
-      if (this.#started) this.#finish();
-      else this.#fail(streamEndedWithoutAnswer());
+      if (this.#started) this.finish();
+      else this.fail(streamEndedWithoutAnswer());
       return;
     }
     if (this.#started && event.event !== 'error' && looksLikeObject(data) && !WATCHED_KEYS.test(data)) return;
     const chunk = readStreamChunk(event);
     if (chunk instanceof GatewayError) {
-      this.#fail(chunk);
+      this.fail(chunk);
       return;
     }
     const choice = chunk.choices?.[0];
@@ -69,24 +53,12 @@ class ChatRelayMonitor implements RelayMonitor {
     }
     if (choice?.finish_reason != null) this.#finishReasonSeen = true;
     if (chunk.usage != null) {
-      this.#usage = convertToCanonicalUsage(chunk.usage);
-      if (this.#finishReasonSeen) this.#finish();
+      this.knownUsage = convertToCanonicalUsage(chunk.usage);
+      if (this.#finishReasonSeen) this.finish();
     }
   }
 
-  end(): GatewayError | undefined {
-    if (this.#ended) return undefined;
-    this.#ended = true;
+  protected endOfStream(): GatewayError {
     return streamEndedEarly();
-  }
-
-  #fail(cause: GatewayError): void {
-    this.#ended = true;
-    this.#error = cause;
-  }
-
-  #finish(): void {
-    this.#ended = true;
-    this.#finished = true;
   }
 }

@@ -1,6 +1,6 @@
 import { GatewayError, type CanonicalUsage } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { looksLikeObject, nonNullKeyPattern } from '../shared/index.ts';
+import { looksLikeObject, nonNullKeyPattern, RelayMonitorState } from '../shared/index.ts';
 import type { RelayMonitor } from '../wire-format.ts';
 import { convertUsageToCanonical } from './convert-usage.ts';
 import { readStreamUsage } from './extract-stream-usage.ts';
@@ -37,31 +37,20 @@ export function createRelayMonitor(): RelayMonitor {
   return new GenerateContentRelayMonitor();
 }
 
-class GenerateContentRelayMonitor implements RelayMonitor {
+class GenerateContentRelayMonitor extends RelayMonitorState {
   #started = false;
-  #done = false;
   #reasonSeen = false;
-  #finished = false;
-  #usage: CanonicalUsage | undefined;
-  #error: GatewayError | undefined;
-  /** Texts of chunks that may carry usage, oldest first, all newer than the one `#usage` came from. */
+  /** Texts of chunks that may carry usage, oldest first, all newer than the one `knownUsage` came from. */
   #pending: string[] = [];
 
-  get usage(): CanonicalUsage | undefined {
+  /** Reads the newest held usage-bearing chunk first, so the answer is current. */
+  override get usage(): CanonicalUsage | undefined {
     if (this.#pending.length > 0) this.#readPending();
-    return this.#usage;
-  }
-
-  get finished(): boolean {
-    return this.#finished;
-  }
-
-  get error(): GatewayError | undefined {
-    return this.#error;
+    return this.knownUsage;
   }
 
   push(event: SseEvent): void {
-    if (this.#done) return;
+    if (this.ended) return;
     const data = event.data;
     if (this.#started && looksLikeObject(data) && !(this.#reasonSeen ? ERROR_KEY : WATCHED_KEYS).test(data)) {
       if (USAGE_KEY.test(data)) {
@@ -73,23 +62,20 @@ class GenerateContentRelayMonitor implements RelayMonitor {
     if (data.trim() === '') return;
     const chunk = readStreamChunk(data);
     if (chunk instanceof GatewayError) {
-      this.#done = true;
-      this.#error = chunk;
+      this.fail(chunk);
       return;
     }
     this.#started = true;
     if (chunk.usageMetadata != null) {
-      this.#usage = convertUsageToCanonical(chunk.usageMetadata);
+      this.knownUsage = convertUsageToCanonical(chunk.usageMetadata);
       this.#pending = [];
     }
     if (chunk.promptFeedback?.blockReason != null || chunk.candidates?.[0]?.finishReason != null) this.#reasonSeen = true;
   }
 
-  end(): GatewayError | undefined {
-    if (this.#done) return undefined;
-    this.#done = true;
+  protected endOfStream(): GatewayError | undefined {
     if (!this.#reasonSeen) return streamEndedEarly(this.#started);
-    this.#finished = true;
+    this.finished = true;
     return undefined;
   }
 
@@ -100,7 +86,7 @@ class GenerateContentRelayMonitor implements RelayMonitor {
     for (let index = pending.length - 1; index >= 0; index--) {
       const read = readStreamUsage(pending[index] as string);
       if (read !== undefined) {
-        this.#usage = read;
+        this.knownUsage = read;
         return;
       }
     }

@@ -1,6 +1,6 @@
-import type { CanonicalUsage, GatewayError } from '@switchyard/canonical';
+import type { GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { endsLikeObject, leadingTypeStartingWith } from '../shared/index.ts';
+import { endsLikeObject, leadingTypeStartingWith, RelayMonitorState } from '../shared/index.ts';
 import type { RelayMonitor } from '../wire-format.ts';
 import { convertUsageToCanonical, mergeUsage, type MessagesUsage } from './convert-usage.ts';
 import { errorFromStreamEvent } from './errors.ts';
@@ -29,32 +29,16 @@ export function createRelayMonitor(): RelayMonitor {
   return new MessagesRelayMonitor();
 }
 
-class MessagesRelayMonitor implements RelayMonitor {
+class MessagesRelayMonitor extends RelayMonitorState {
   readonly #merged: MessagesUsage = {};
-  #usage: CanonicalUsage | undefined;
-  #done = false;
-  #finished = false;
-  #error: GatewayError | undefined;
-
-  get usage(): CanonicalUsage | undefined {
-    return this.#usage;
-  }
-
-  get finished(): boolean {
-    return this.#finished;
-  }
-
-  get error(): GatewayError | undefined {
-    return this.#error;
-  }
 
   push(sseEvent: SseEvent): void {
-    if (this.#done || sseEvent.event === 'ping') return;
+    if (this.ended || sseEvent.event === 'ping') return;
     const data = sseEvent.data;
     if (CONTENT_EVENT.test(data) && endsLikeObject(data)) return;
     const event = parseStreamEvent(data);
     if (event === undefined) {
-      this.#fail(unreadableStreamEvent());
+      this.fail(unreadableStreamEvent());
       return;
     }
     switch (event.type) {
@@ -65,29 +49,21 @@ class MessagesRelayMonitor implements RelayMonitor {
         this.#merge(event.usage);
         return;
       case 'message_stop':
-        this.#done = true;
-        this.#finished = true;
+        this.finish();
         return;
       case 'error':
-        this.#fail(errorFromStreamEvent(event));
+        this.fail(errorFromStreamEvent(event));
         return;
       default:
         return;
     }
   }
 
-  end(): GatewayError | undefined {
-    if (this.#done) return undefined;
-    this.#done = true;
+  protected endOfStream(): GatewayError {
     return streamEndedBeforeStop();
   }
 
   #merge(next: MessagesUsage | null | undefined): void {
-    if (mergeUsage(this.#merged, next)) this.#usage = convertUsageToCanonical(this.#merged);
-  }
-
-  #fail(cause: GatewayError): void {
-    this.#done = true;
-    this.#error = cause;
+    if (mergeUsage(this.#merged, next)) this.knownUsage = convertUsageToCanonical(this.#merged);
   }
 }

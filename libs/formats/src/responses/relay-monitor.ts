@@ -1,6 +1,6 @@
-import type { CanonicalUsage, GatewayError } from '@switchyard/canonical';
+import type { GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { endsLikeObject, leadingTypeOtherThan } from '../shared/index.ts';
+import { endsLikeObject, leadingTypeOtherThan, RelayMonitorState } from '../shared/index.ts';
 import type { RelayMonitor } from '../wire-format.ts';
 import { usageToCanonical } from './convert-usage.ts';
 import { objectField, parseWireObject } from './read-wire-object.ts';
@@ -27,62 +27,37 @@ export function createRelayMonitor(): RelayMonitor {
   return new ResponsesRelayMonitor();
 }
 
-class ResponsesRelayMonitor implements RelayMonitor {
-  #ended = false;
-  #finished = false;
-  #usage: CanonicalUsage | undefined;
-  #error: GatewayError | undefined;
-
-  get usage(): CanonicalUsage | undefined {
-    return this.#usage;
-  }
-
-  get finished(): boolean {
-    return this.#finished;
-  }
-
-  get error(): GatewayError | undefined {
-    return this.#error;
-  }
-
+class ResponsesRelayMonitor extends RelayMonitorState {
   push(event: SseEvent): void {
-    if (this.#ended) return;
+    if (this.ended) return;
     const text = event.data;
     if (NON_TERMINAL_EVENT.test(text) && endsLikeObject(text)) return;
     const data = parseWireObject(text);
     if (data === undefined) {
-      this.#fail(unreadableStreamEvent());
+      this.fail(unreadableStreamEvent());
       return;
     }
     switch (data['type'] ?? event.event) {
       case 'response.completed':
       case 'response.incomplete': {
-        this.#ended = true;
-        this.#finished = true;
+        this.finish();
         const usage = usageToCanonical(objectField(data, 'response')?.['usage']);
         // The decoder's finish carries an estimated zero when the upstream sent no usage.
-        this.#usage = usage.estimated === true ? undefined : usage;
+        this.knownUsage = usage.estimated === true ? undefined : usage;
         return;
       }
       case 'response.failed':
-        this.#fail(errorFromFailedEvent(data));
+        this.fail(errorFromFailedEvent(data));
         return;
       case 'error':
-        this.#fail(errorFromErrorEvent(data));
+        this.fail(errorFromErrorEvent(data));
         return;
       default:
         return;
     }
   }
 
-  end(): GatewayError | undefined {
-    if (this.#ended) return undefined;
-    this.#ended = true;
+  protected endOfStream(): GatewayError {
     return streamEndedIncomplete();
-  }
-
-  #fail(cause: GatewayError): void {
-    this.#ended = true;
-    this.#error = cause;
   }
 }

@@ -8,3 +8,4 @@ export * from './keep-alive.ts';
 export * from './openai-json-schema-format.ts';
 export * from './is-record.ts';
 export * from './json-text.ts';
+export * from './relay-monitor-state.ts';
