@@ -2,74 +2,34 @@
 // the dashboard/alert sync, fast enough for every test run. Where a `helm` binary is on PATH,
 // `helm lint` and `helm template` run too; elsewhere those tests are skipped with a message.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { parseConfig } from '@switchyard/config';
-import { Ajv, type ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { isMap, isScalar, parse, parseAllDocuments, parseDocument, type YAMLMap } from 'yaml';
+import { isMap, isScalar, parseAllDocuments, parseDocument, type YAMLMap } from 'yaml';
+import {
+  chart,
+  ciFiles,
+  ciValues,
+  errorsOf,
+  isFreeForm,
+  isPlainObject,
+  mergeValues,
+  pathExists,
+  read,
+  resolve,
+  root,
+  schema,
+  templateFiles,
+  values,
+  type Schema,
+  type Values,
+} from './support/chart.ts';
+import { valuesReferences } from './support/values-references.ts';
 
-const root = join(import.meta.dirname, '../..');
-const chart = join(root, 'helm/switchyard');
-const read = (path: string): string => readFileSync(path, 'utf8');
-
-type Values = Record<string, unknown>;
-interface Schema {
-  type?: string | string[];
-  description?: string;
-  properties?: Record<string, Schema>;
-  additionalProperties?: boolean | Schema;
-  items?: Schema;
-  anyOf?: Schema[];
-  definitions?: Record<string, Schema>;
-  $ref?: string;
-}
-
-const schema = JSON.parse(read(join(chart, 'values.schema.json'))) as Schema;
-const values = parse(read(join(chart, 'values.yaml'))) as Values;
-const ciFiles = readdirSync(join(chart, 'ci'))
-  .filter((name) => name.endsWith('.yaml'))
-  .sort();
-const ciValues = (name: string): Values => parse(read(join(chart, 'ci', name))) as Values;
-
-function templateFiles(directory = join(chart, 'templates')): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? templateFiles(join(directory, entry.name)) : [join(directory, entry.name)],
-  );
-}
 const templates = templateFiles().map((file) => ({ file, text: read(file) }));
 const allTemplateText = templates.map((template) => template.text).join('\n');
-
-// Helm's own rule for `-f` files: maps merge key by key, anything else (lists included)
-// replaces, and null deletes the key.
-function mergeValues(base: Values, override: Values): Values {
-  const merged: Values = { ...base };
-  for (const [key, value] of Object.entries(override)) {
-    const current = merged[key];
-    if (value === null) delete merged[key];
-    else if (isPlainObject(value) && isPlainObject(current)) merged[key] = mergeValues(current, value);
-    else merged[key] = value;
-  }
-  return merged;
-}
-
-function isPlainObject(value: unknown): value is Values {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function resolve(node: Schema): Schema {
-  if (node.$ref === undefined) return node;
-  const name = node.$ref.replace('#/definitions/', '');
-  const target = schema.definitions?.[name];
-  if (target === undefined) throw new Error(`unresolved $ref ${node.$ref}`);
-  return resolve(target);
-}
-
-/** An object the chart passes through untyped: Kubernetes shapes, annotations, `catalog`. */
-function isFreeForm(node: Schema): boolean {
-  return node.type === 'object' && node.properties === undefined;
-}
 
 function walkSchema(node: Schema, path: string, visit: (node: Schema, path: string) => void): void {
   visit(node, path);
@@ -78,10 +38,6 @@ function walkSchema(node: Schema, path: string, visit: (node: Schema, path: stri
   if (typeof node.additionalProperties === 'object') walkSchema(node.additionalProperties, `${path}.*`, visit);
   for (const [name, child] of Object.entries(node.definitions ?? {})) walkSchema(child, `#/definitions/${name}`, visit);
 }
-
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
-const validate = ajv.compile(schema);
-const errorsOf = (candidate: unknown): ErrorObject[] => (validate(candidate) ? [] : [...(validate.errors ?? [])]);
 
 describe('values.schema.json', () => {
   it('should close every object that declares its properties (additionalProperties: false)', () => {
@@ -143,32 +99,62 @@ describe('values.schema.json', () => {
 });
 
 describe('templates', () => {
-  it('should only reference .Values paths that values.yaml defines (or that lie under a free-form map)', () => {
-    const missing: string[] = [];
-    const seen = new Set<string>();
-    for (const { file, text } of templates) {
-      for (const match of text.matchAll(/\.Values((?:\.[A-Za-z0-9_]+)+)/g)) {
-        const path = (match[1] ?? '').slice(1).split('.');
-        const key = `${file}:${path.join('.')}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        let node: Schema = schema;
-        let value: unknown = values;
-        for (const segment of path) {
-          node = resolve(node);
-          if (isFreeForm(node)) break;
-          const child = node.properties?.[segment];
-          if (child === undefined || !isPlainObject(value) || !(segment in value)) {
-            missing.push(`${file.replace(`${chart}/`, '')}: .Values.${path.join('.')}`);
-            break;
-          }
-          node = child;
-          value = value[segment];
-        }
-      }
-    }
-    expect(seen.size).toBeGreaterThan(20);
-    expect(missing).toEqual([]);
+  // Every path a template reads, through `.Values.a.b` or an alias of a part of it (a variable,
+  // a `with` or `range` dot, an `index` by the target): `$config.preStopSleepSecond` would render
+  // as empty and pass `helm lint`, so only this check catches it.
+  const missingReferences = (sources: Array<{ name: string; text: string }>): string[] => [
+    ...new Set(
+      valuesReferences(sources)
+        .filter((reference) => !pathExists(reference.path))
+        .map((reference) => `${reference.template}:${reference.line}: .Values.${reference.path.join('.')}`),
+    ),
+  ];
+  const chartSources = templates.map(({ file, text }) => ({ name: relative(chart, file), text }));
+
+  it('should only reference .Values paths that values.yaml defines (or that lie under a free-form map), aliases included', () => {
+    const references = valuesReferences(chartSources);
+    const paths = new Set(references.map((reference) => reference.path.join('.')));
+    // Each way of reaching values is followed, not only `.Values.a.b`.
+    expect([...paths]).toEqual(
+      expect.arrayContaining([
+        'targets.*.preStopSleepSeconds', // $config := index $root.Values.targets $target
+        'targets.*.service.port', // (index .Values.targets $target).service.port, and .root.Values in helpers
+        'monitoring.serviceMonitor.interval', // $config := .Values.monitoring.serviceMonitor
+        'secretEnv.[].secretRef.name', // range $root.Values.secretEnv, then .secretRef.name
+        'ingress.hosts.[].paths.[].pathType', // nested ranges
+        'redis.server.persistence.size', // $server := .Values.redis.server
+      ]),
+    );
+    expect(paths.size).toBeGreaterThan(100);
+    expect(missingReferences(chartSources)).toEqual([]);
+  });
+
+  const deployment = chartSources.find((source) => source.name === 'templates/deployment.yaml') as { name: string; text: string };
+  const typos: Array<[string, string, string, string]> = [
+    ['a variable bound by index', '$config.preStopSleepSeconds }}"]', '$config.preStopSleepSecond }}"]', '.Values.targets.*.preStopSleepSecond'],
+    ['a range item', 'name: {{ .secretRef.name }}', 'name: {{ .secretRef.nam }}', '.Values.secretEnv.[].secretRef.nam'],
+    ['a with dot', '{{- with $config.podLabels }}', '{{- with $config.podLabel }}', '.Values.targets.*.podLabel'],
+    ['a nested field of a variable', '$config.autoscaling.enabled }}', '$config.autoscaling.enable }}', '.Values.targets.*.autoscaling.enable'],
+    ['a root variable', '$root.Values.probes.startup.periodSeconds', '$root.Values.probes.start.periodSeconds', '.Values.probes.start'],
+  ];
+  it.each(typos)('should fail on a typo through %s', (_label, original, typo, reported) => {
+    expect(deployment.text).toContain(original);
+    const broken = { name: deployment.name, text: deployment.text.replace(original, typo) };
+    const missing = missingReferences([broken]);
+    expect(missing.some((entry) => entry.endsWith(reported)), missing.join('\n')).toBe(true);
+  });
+
+  it('should fail on a typo through a monitoring alias and through a parenthesised index', () => {
+    const serviceMonitor = chartSources.find((source) => source.name === 'templates/servicemonitor.yaml') as { name: string; text: string };
+    expect(missingReferences([{ name: serviceMonitor.name, text: serviceMonitor.text.replace('$config.scrapeTimeout', '$config.scrapeTimeOut') }])).toEqual([
+      expect.stringMatching(/\.Values\.monitoring\.serviceMonitor\.scrapeTimeOut$/),
+    ]);
+    const broken = '{{- range $t := list "ingress" }}{{ (index $.Values.targets $t).service.prot }}{{ end }}{{ (index .Values.targets "router").servic.port }}';
+    expect(missingReferences([{ name: 'broken.yaml', text: broken }])).toEqual([
+      'broken.yaml:1: .Values.targets.*.service.prot',
+      'broken.yaml:1: .Values.targets.router.servic',
+      'broken.yaml:1: .Values.targets.router.servic.port',
+    ]);
   });
 
   it('should use every key of values.yaml somewhere (no dead settings)', () => {
