@@ -63,7 +63,7 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
   const settlers: Array<() => void> = [];
   /** The last send failed and none has succeeded since: emits do not wait for delivery. */
   let unreachable = false;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   let flushing: Promise<boolean> | undefined;
   /** The last send while it is unsettled: a hung send is never joined by a second one. */
   let unsettledSend: Promise<unknown> | undefined;
@@ -73,16 +73,25 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
 
   function schedule(delayMs: number): void {
     if (closed || flushing !== undefined || timer !== undefined) return;
-    timer = setTimeout(() => {
+    const run = (): void => {
       timer = undefined;
       void flush().then((delivered) => {
         if (delivered) retryDelayMs = 0;
         else retryDelayMs = Math.min(Math.max(retryDelayMs * 2, RETRY_MIN_MS), RETRY_MAX_MS);
         if (buffer.length > 0) schedule(retryDelayMs);
       });
-    }, delayMs);
-    // A retry must not keep a finished process alive; the first send after an emit should.
-    if (delayMs > 0) timer.unref();
+    };
+    // The first send after an emit waits only for the other emits of this event-loop turn: an
+    // answer's last byte waits for it, and a 0 ms timer is clamped to 1 ms. It keeps the process
+    // alive; a retry must not keep a finished process alive.
+    timer = delayMs === 0 ? setImmediate(run) : setTimeout(run, delayMs).unref();
+  }
+
+  function cancelTimer(): void {
+    if (timer === undefined) return;
+    if ('refresh' in timer) clearTimeout(timer);
+    else clearImmediate(timer);
+    timer = undefined;
   }
 
   /** Sends the whole buffer, one batch at a time; false at the first failure (the rest stays buffered). */
@@ -172,8 +181,7 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
     close(): Promise<void> {
       closing ??= (async () => {
         closed = true;
-        clearTimeout(timer);
-        timer = undefined;
+        cancelTimer();
         const deadline = Date.now() + closeTimeoutMs;
         while (buffer.length > 0 && Date.now() < deadline) {
           if (!(await withTimeout(flush(), Math.max(1, deadline - Date.now()), 'close deadline').catch(() => false))) {
