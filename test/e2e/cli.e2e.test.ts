@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getFreePort } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';
-import { startSwitchyard } from './support/start-process.ts';
+import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/switchyard.js', import.meta.url));
 const KEY = 'sk-sy-cli-e2e-key-0123456789abcdef';
@@ -25,6 +25,40 @@ tenants:
   - id: t
     keys: [{ id: k, key: ${KEY} }]
 `;
+
+const TOO_LONG = 'Too long [[sim:chunk_delay_ms=100,words=60]]';
+
+/** A stream request in each client format, and the error event that format ends a failed stream with. */
+const STREAMS = [
+  {
+    format: 'chat-completions',
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${KEY}` },
+    body: { model: 'm', stream: true, messages: [{ role: 'user', content: TOO_LONG }] },
+    lastEvent: /^data: \{"error":\{/,
+  },
+  {
+    format: 'responses',
+    path: '/v1/responses',
+    headers: { authorization: `Bearer ${KEY}` },
+    body: { model: 'm', stream: true, input: TOO_LONG },
+    lastEvent: /^event: error\ndata: \{"type":"error"/,
+  },
+  {
+    format: 'messages',
+    path: '/v1/messages',
+    headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' },
+    body: { model: 'm', max_tokens: 100, stream: true, messages: [{ role: 'user', content: TOO_LONG }] },
+    lastEvent: /^event: error\ndata: \{"type":"error"/,
+  },
+  {
+    format: 'generate-content',
+    path: '/v1beta/models/m:streamGenerateContent?alt=sse',
+    headers: { 'x-goog-api-key': KEY },
+    body: { contents: [{ role: 'user', parts: [{ text: TOO_LONG }] }] },
+    lastEvent: /^data: \{"error":\{"code":/,
+  },
+];
 
 describe('the switchyard CLI', () => {
   it('should refuse a bad config at start with the path of the bad field', () => {
@@ -79,53 +113,48 @@ describe('the switchyard CLI', () => {
     expect(await exited).toBe(0);
   });
 
-  it('should end a stream still open when the grace period runs out with the error event, then exit 0', async () => {
-    const gateway = await startSwitchyard('all', {
-      port: await getFreePort(),
-      config: writeConfig(demoConfig),
-      env: { SWITCHYARD_SHUTDOWN_GRACE_MS: '300' },
-    });
-    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'Too long [[sim:chunk_delay_ms=100,words=60]]' }] }),
-    });
-    const exited = new Promise<number | null>((resolve) => gateway.child.once('exit', (code) => resolve(code)));
-    const text = response.text();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    gateway.child.kill('SIGTERM');
-    const body = await text;
-    const events = body.trim().split('\n\n');
-    expect(events.length).toBeGreaterThan(2);
-    expect(events[events.length - 1]).toMatch(/^data: \{"error":\{/);
-    expect(body).not.toContain('[DONE]');
-    expect(await exited).toBe(0);
-  });
-
-  it("should end a relayed stream with the format's error event when an ingress's grace period runs out", async () => {
-    const config = writeConfig(demoConfig);
-    const catalog = await startSwitchyard('catalog', { port: await getFreePort(), config });
-    const router = await startSwitchyard('router', { port: await getFreePort(), env: { SWITCHYARD_CATALOG_URL: catalog.url } });
-    const ingress = await startSwitchyard('ingress', {
-      port: await getFreePort(),
-      env: { SWITCHYARD_CATALOG_URL: catalog.url, SWITCHYARD_ROUTER_URL: router.url, SWITCHYARD_SHUTDOWN_GRACE_MS: '300' },
-    });
-    try {
-      const response = await fetch(`${ingress.url}/v1/messages`, {
-        method: 'POST',
-        headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Too long [[sim:chunk_delay_ms=100,words=60]]' }] }),
-      });
-      const exited = new Promise<number | null>((resolve) => ingress.child.once('exit', (code) => resolve(code)));
+  // Grace-period expiry, in each client format: the stream still open ends with that format's
+  // own error event (never a silent cut), whether the process serves it (`all`) or relays a
+  // router's bytes (`ingress`).
+  describe.each(STREAMS)("a $format stream still open when the grace period runs out", (stream) => {
+    const endsWithErrorEvent = async (gateway: SwitchyardProcess) => {
+      const response = await fetch(`${gateway.url}${stream.path}`, { method: 'POST', headers: { ...stream.headers, 'content-type': 'application/json' }, body: JSON.stringify(stream.body) });
+      expect(response.status).toBe(200);
+      const exited = new Promise<number | null>((resolve) => gateway.child.once('exit', (code) => resolve(code)));
       const text = response.text();
       await new Promise((resolve) => setTimeout(resolve, 200));
-      ingress.child.kill('SIGTERM');
-      const events = (await text).trim().split('\n\n');
+      gateway.child.kill('SIGTERM');
+      const body = await text;
+      const events = body.trim().split(/\r?\n\r?\n/);
       expect(events.length).toBeGreaterThan(2);
-      expect(events[events.length - 1]).toMatch(/^event: error\ndata: \{"type":"error"/);
+      expect(events[events.length - 1]).toMatch(stream.lastEvent);
+      expect(events.slice(0, -1).some((event) => stream.lastEvent.test(event))).toBe(false);
+      expect(body).not.toContain('[DONE]');
       expect(await exited).toBe(0);
-    } finally {
-      await Promise.all([ingress.stop(), router.stop(), catalog.stop()]);
-    }
+    };
+
+    it('should end with the error event, then exit 0 (all)', async () => {
+      const gateway = await startSwitchyard('all', { port: await getFreePort(), config: writeConfig(demoConfig), env: { SWITCHYARD_SHUTDOWN_GRACE_MS: '300' } });
+      try {
+        await endsWithErrorEvent(gateway);
+      } finally {
+        await gateway.stop();
+      }
+    });
+
+    it("should end a relayed stream with the error event when an ingress's grace period runs out", async () => {
+      const config = writeConfig(demoConfig);
+      const catalog = await startSwitchyard('catalog', { port: await getFreePort(), config });
+      const router = await startSwitchyard('router', { port: await getFreePort(), env: { SWITCHYARD_CATALOG_URL: catalog.url } });
+      const ingress = await startSwitchyard('ingress', {
+        port: await getFreePort(),
+        env: { SWITCHYARD_CATALOG_URL: catalog.url, SWITCHYARD_ROUTER_URL: router.url, SWITCHYARD_SHUTDOWN_GRACE_MS: '300' },
+      });
+      try {
+        await endsWithErrorEvent(ingress);
+      } finally {
+        await Promise.all([ingress.stop(), router.stop(), catalog.stop()]);
+      }
+    });
   });
 });
