@@ -1,12 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { getFreePort, startRedis, type RedisServer } from '@switchyard/testkit';
+import { Redis } from 'ioredis';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectRequestIds, installRequestIdRecorder } from './support/request-ids.ts';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
 import { startTcpBalancer, type TcpBalancer } from './support/tcp-balancer.ts';
 
@@ -56,6 +58,8 @@ interface Outcome {
   status?: number;
   /** The error the SDK threw (class and message), if any. */
   error?: string;
+  /** The gateway's `x-request-id` of the answer, when an answer (even an error) arrived. */
+  requestId?: string;
 }
 
 interface Cluster {
@@ -236,18 +240,27 @@ function planOf(index: number): Pick<Outcome, 'tenant' | 'format' | 'model' | 's
   };
 }
 
+// The SDK clients below must see the recording fetch (they capture fetch when constructed).
+installRequestIdRecorder();
+
 async function send(clients: Record<'big' | 'small', Clients>, index: number): Promise<Outcome> {
   const plan = planOf(index);
   const startedAt = performance.now();
   let firstEventAt: number | undefined;
+  // No SDK retries: one call is one HTTP request, so at most one id.
+  const ids: string[] = [];
+  const requestId = () => (ids.length === 1 ? { requestId: ids[0] as string } : {});
   try {
-    const ok = await call(clients[plan.tenant], plan.format, plan.model, plan.stream, promptFor(index, plan.stream), () => (firstEventAt ??= performance.now()));
+    const ok = await collectRequestIds(ids, () =>
+      call(clients[plan.tenant], plan.format, plan.model, plan.stream, promptFor(index, plan.stream), () => (firstEventAt ??= performance.now())),
+    );
     return {
       index,
       ...plan,
       startedAt,
       endedAt: performance.now(),
       ok,
+      ...requestId(),
       ...(firstEventAt === undefined ? {} : { firstEventAt }),
       ...(ok ? {} : { error: 'answer ended without its completion marker' }),
     };
@@ -259,6 +272,7 @@ async function send(clients: Record<'big' | 'small', Clients>, index: number): P
       startedAt,
       endedAt: performance.now(),
       ok: false,
+      ...requestId(),
       ...(firstEventAt === undefined ? {} : { firstEventAt }),
       ...(status === undefined ? {} : { status }),
       error: `${(error as Error).constructor.name}: ${(error as Error).message}`.slice(0, 300),
@@ -344,6 +358,7 @@ interface Pinned {
   /** The router the ingress forwarded it to: its round-robin starts at router 0 and nothing else reached it before. */
   router: number;
   status: number;
+  requestId: string | null;
   body: string;
   /** The error reading the body raised (the connection was cut), if any. */
   readError?: string;
@@ -365,7 +380,7 @@ async function openPinnedStreams(cluster: Cluster): Promise<Array<Promise<Pinned
           messages: [{ role: 'user', content: `pinned ${ingressIndex}-${ordinal} [[sim:chunk_delay_ms=200,words=40]]` }],
         }),
       });
-      const pinned: Pinned = { ingress: ingressIndex, router: ordinal % cluster.routers.length, status: response.status, body: '' };
+      const pinned: Pinned = { ingress: ingressIndex, router: ordinal % cluster.routers.length, status: response.status, requestId: response.headers.get('x-request-id'), body: '' };
       done.push(
         (async () => {
           const decoder = new TextDecoder();
@@ -396,6 +411,7 @@ function pinnedOutcome(pinned: Pinned, index: number): Outcome {
     startedAt: 0,
     endedAt: 0,
     ok,
+    ...(pinned.requestId === null ? {} : { requestId: pinned.requestId }),
     ...(ok ? {} : { status: pinned.status, error: pinned.readError ?? 'stream did not complete' }),
   };
 }
@@ -415,6 +431,7 @@ function drainProbeOutcomes(result: ScenarioResult): Outcome[] {
       startedAt: 0,
       endedAt: 0,
       ok,
+      ...(response?.headers['x-request-id'] === undefined ? {} : { requestId: response.headers['x-request-id'] }),
       ...(ok ? {} : { status: response?.status ?? 0, error: 'drain probe' }),
     } satisfies Outcome;
   });
@@ -513,6 +530,8 @@ interface ScenarioResult {
   ingressOpenAtSignal: number;
   victimExits: Array<{ code: number | null; signal: string | null; at: number }>;
   usage: Record<'big' | 'small', Map<string, UsageRow>>;
+  /** Request ids the worker marked as counted, per tenant (its idempotency markers in Redis). */
+  counted: Record<'big' | 'small', string[]>;
   survivorsAlive: boolean;
   pinned: Pinned[];
   /** SIGTERM only: the two answers on a connection whose second request reached the draining ingress. */
@@ -572,6 +591,7 @@ async function runScenario(cluster: Cluster, signal: 'SIGTERM' | 'SIGKILL', vict
   // After the disruption: a short batch through the survivors.
   const { outcomes: after } = await runLoad(clients, { total: AFTER, concurrency: 4, at: -1, disrupt: async () => {}, first: TOTAL });
   const usage = await settledUsage(cluster.catalog);
+  const counted = { big: await countedRequestIds(cluster.redis, 'big'), small: await countedRequestIds(cluster.redis, 'small') };
   const survivors = [cluster.catalog, cluster.worker, ...cluster.routers, ...cluster.ingresses].filter((process) => process !== router && process !== ingress);
   return {
     outcomes,
@@ -581,6 +601,7 @@ async function runScenario(cluster: Cluster, signal: 'SIGTERM' | 'SIGKILL', vict
     ingressOpenAtSignal,
     victimExits,
     usage,
+    counted,
     survivorsAlive: survivors.every((process) => process.child.exitCode === null && process.child.signalCode === null),
     pinned,
     drainProbe: probe,
@@ -595,10 +616,37 @@ async function runScenario(cluster: Cluster, signal: 'SIGTERM' | 'SIGKILL', vict
   };
 }
 
+/**
+ * The ids of the requests the worker counted for `tenant`: the worker records a request only
+ * together with its idempotency marker `sy:{t:<tenant>}:usage:req:<id>` (one Lua script;
+ * libs/usage-events/src/keys.ts, docs/operations.md "Redis"), URI-encoded parts.
+ */
+async function countedRequestIds(redis: RedisServer, tenant: string): Promise<string[]> {
+  const client = new Redis(redis.url);
+  try {
+    const prefix = `sy:{t:${encodeURIComponent(tenant)}}:usage:req:`;
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      keys.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
+    return keys.map((key) => decodeURIComponent(key.slice(prefix.length)));
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Every request the clients sent in a scenario: the load, the batch after it, the pinned streams and the drain probe. */
+function allOutcomes(result: ScenarioResult): Outcome[] {
+  return [...result.outcomes, ...result.after, ...result.pinned.map((stream, index) => pinnedOutcome(stream, -1 - index)), ...drainProbeOutcomes(result)];
+}
+
 /** Usage per tenant and model, beside what the clients saw: answered (ok) and unknown (an error that may have reached a router). */
 function usageComparison(result: ScenarioResult): Array<{ tenant: string; model: string; answered: number; unknown: number; requests: number; successes: number }> {
-  const { outcomes, after, usage, pinned } = result;
-  const all = [...outcomes, ...after, ...pinned.map((stream, index) => pinnedOutcome(stream, -1 - index)), ...drainProbeOutcomes(result)];
+  const { usage } = result;
+  const all = allOutcomes(result);
   return (['big', 'small'] as const).flatMap((tenant) =>
     MODELS.map((model) => {
       const mine = all.filter((outcome) => outcome.tenant === tenant && outcome.model === model);
@@ -618,11 +666,32 @@ function usageComparison(result: ScenarioResult): Array<{ tenant: string; model:
 
 /** Checks shared by both scenarios. */
 function commonChecks(result: () => ScenarioResult) {
-  it('should never count a request twice in usage', () => {
-    for (const row of usageComparison(result())) {
-      expect(row.requests, `${row.tenant}/${row.model}: usage requests ≤ answered + unknown (${row.answered} + ${row.unknown})`).toBeLessThanOrEqual(
-        row.answered + row.unknown,
-      );
+  // Per request, not per total: a lost record and a double count of another request would
+  // cancel out in a sum.
+  it('should count every answered request exactly once, by its x-request-id', () => {
+    for (const tenant of ['big', 'small'] as const) {
+      const mine = allOutcomes(result()).filter((outcome) => outcome.tenant === tenant);
+      const answered = mine.filter((outcome) => outcome.ok);
+      expect(answered.length, tenant).toBeGreaterThan(tenant === 'big' ? TOTAL / 2 : 0);
+      expect(answered.filter((outcome) => outcome.requestId === undefined).map((outcome) => outcome.index), `${tenant}: answers without an x-request-id`).toEqual([]);
+      const answeredIds = new Set(answered.map((outcome) => outcome.requestId as string));
+      expect(answeredIds.size, `${tenant}: request ids are unique`).toBe(answered.length);
+
+      const marked = result().counted[tenant];
+      const markedIds = new Set(marked);
+      expect(markedIds.size).toBe(marked.length);
+      expect([...answeredIds].filter((id) => !markedIds.has(id)), `${tenant}: answered but never counted`).toEqual([]);
+      // The aggregates count each marked request once: no request counted twice, none without its marker.
+      const requests = [...result().usage[tenant].values()].reduce((sum, row) => sum + row.requests, 0);
+      expect(requests, `${tenant}: usage requests = counted request ids`).toBe(markedIds.size);
+
+      // Counted but not answered: only requests whose client saw an error after the router took
+      // them (a cut stream: its id is known), or lost the connection before any header (no id).
+      const failedIds = new Set(mine.flatMap((outcome) => (!outcome.ok && outcome.requestId !== undefined ? [outcome.requestId] : [])));
+      const unexplained = [...markedIds].filter((id) => !answeredIds.has(id) && !failedIds.has(id));
+      const failedWithoutId = mine.filter((outcome) => !outcome.ok && outcome.requestId === undefined && outcome.status !== 429).length;
+      expect(unexplained.length, `${tenant}: counted ids no client request explains`).toBeLessThanOrEqual(failedWithoutId);
+      if (mine.every((outcome) => outcome.ok || outcome.status === 429)) expect(markedIds.size, `${tenant}: counted = answered`).toBe(answeredIds.size);
     }
   });
 
