@@ -22,7 +22,8 @@ export async function startSwitchyard(
   const args = [BIN, target, '--port', String(options.port), '--host', '127.0.0.1'];
   if (options.config !== undefined) args.push('--config', options.config);
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, LOG_LEVEL: 'info', ...options.env },
+    // Tests read logs while the process runs: lines wait at most 50 ms in pino's batch, not 1 s.
+    env: { ...process.env, LOG_LEVEL: 'info', SWITCHYARD_LOG_FLUSH_MS: '50', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
