@@ -53,6 +53,21 @@ describe('redis limiter across replicas', () => {
     expect(results.every((result) => !result.degraded)).toBe(true);
   });
 
+  redisTest("should not take a reply that waited on this process's own busy event loop for a slow Redis", async ({ redisUrl }) => {
+    const limiter = openLimiter({ url: redisUrl, timeoutMs: 50 });
+    const limits = { tenantLimits: { rpm: 1 } };
+    expect(await limiter.admit(request(limits))).toMatchObject({ allowed: true, degraded: false });
+    // The command is on the wire when admit returns; then this process computes for longer than
+    // the bound (a cold start, a burst of requests to parse) while Redis answers at once. The
+    // reply is waiting in the socket: Redis was not slow, and the shared window must decide.
+    const pending = limiter.admit(request(limits));
+    const busyUntil = performance.now() + 200;
+    while (performance.now() < busyUntil) {
+      // busy: no timer, no I/O runs meanwhile
+    }
+    expect(await pending).toMatchObject({ allowed: false, limit: 'requests', degraded: false });
+  });
+
   redisTest('should never hold more slots than the concurrency limit across replicas', async ({ redisUrl }) => {
     const replicas = [0, 1, 2].map(() => openLimiter({ url: redisUrl }));
     const requests = Array.from({ length: 30 }, () => request({ keyLimits: { concurrency: 5 } }));

@@ -26,6 +26,8 @@ export interface RedisLimiterOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 250;
+/** How long ioredis keeps a command nobody waits for any more before dropping it. */
+const COMMAND_BACKSTOP_MS = 5_000;
 
 /**
  * Releases that failed are retried once Redis answers again, so an outage does not leave
@@ -64,7 +66,9 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
   let replaying: Promise<void> | undefined;
 
   const redis = new Redis(options.url, {
-    commandTimeout: timeoutMs,
+    // Only a backstop that frees commands a stalled server never answers: the bound callers
+    // see is callStore's, which (unlike this timer) does not mistake a busy event loop for a slow server.
+    commandTimeout: Math.max(COMMAND_BACKSTOP_MS, timeoutMs * 4),
     connectTimeout: Math.max(1_000, timeoutMs * 4),
     // Fail at once while disconnected instead of queueing: a queued admit would run after its
     // caller was already answered by the fallback, charging a request twice.
@@ -99,11 +103,16 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     if (Date.now() < skipStoreUntil) return 'failed';
     // Right after start the connection is still being made; without an offline queue a call
     // would fail, so the first calls wait for it, within the same bound.
-    if (redis.status !== 'ready') await waitAtMost(firstReady, timeoutMs);
+    if (redis.status !== 'ready') await withinBound(firstReady, timeoutMs).catch(() => undefined);
     try {
-      // Slots released during the outage are freed first, so this very call can use them.
-      if (pendingReleases.size > 0) await replayReleases();
-      const value = await call();
+      const value = await withinBound(
+        (async () => {
+          // Slots released during the outage are freed first, so this very call can use them.
+          if (pendingReleases.size > 0) await replayReleases();
+          return call();
+        })(),
+        timeoutMs,
+      );
       setDegraded(false);
       return { value };
     } catch (error) {
@@ -209,9 +218,11 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
           encodeFlag(hasBudget(request.keyLimits)),
         ),
       );
-      // Lost for Redis (the caller has nothing better to do with it); the fallback's token
-      // windows still learn the real usage of the requests it is admitting meanwhile. Its
-      // windows hold no reservation made on Redis, so nothing is given back to them.
+      // Lost for Redis (the caller has nothing better to do with it). The fallback's token
+      // windows learn the real usage only where one process both admits and reconciles (`all`):
+      // in split mode the router reconciles while the ingresses' fallbacks admit, so theirs count
+      // estimates alone (docs/limits.md, Redis outages). The fallback's windows hold no
+      // reservation made on Redis, so nothing is given back to them.
       if (outcome === 'failed') {
         const { admittedAt: _reservedInRedis, ...rest } = request;
         await fallback.reconcile({ ...rest, tenantLimits: withoutBudgets(request.tenantLimits), keyLimits: withoutBudgets(request.keyLimits) });
@@ -245,8 +256,24 @@ function withoutBudgets({ rpm, tpm, concurrency }: LimitSet): LimitSet {
   return { ...(rpm !== undefined && { rpm }), ...(tpm !== undefined && { tpm }), ...(concurrency !== undefined && { concurrency }) };
 }
 
-async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+/**
+ * `work`, or a rejection once `ms` have passed. The verdict waits for one more turn of the
+ * event loop after the timer (setImmediate runs after the I/O poll), so a reply that arrived
+ * while this process was busy — a cold start, a burst of requests to parse — is read first.
+ * Timers run before I/O in each turn: without that turn, a loop stalled for longer than the
+ * bound would time out every call in flight, answer them from the per-process fallback and
+ * admit past the shared limit although Redis had answered at once.
+ */
+function withinBound<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
+  let immediate: NodeJS.Immediate | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      immediate = setImmediate(() => reject(new Error(`Redis did not answer within ${ms} ms`)));
+    }, ms);
+  });
+  return Promise.race([work, late]).finally(() => {
+    clearTimeout(timer);
+    if (immediate !== undefined) clearImmediate(immediate);
+  });
 }
