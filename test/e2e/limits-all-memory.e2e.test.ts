@@ -1,28 +1,16 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { getFreePort } from '@switchyard/testkit';
-import { writeFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, postChat, sleep, writeLinkedConfig } from './support/replicas.ts';
+import { chatModelConfig, eventually, postChat, writeLinkedConfig } from './support/replicas.ts';
+import { CHANGE_PROPAGATION_MS, reloadBySighup } from './support/sighup.ts';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
 
 const ADMIN_TOKEN = 'admin-token-all-memory-0123456789abcdef';
 const SMALL_KEY = 'sk-sy-all-memory-small-0123456789abcdef';
 const ADDED_KEY = 'sk-sy-all-memory-added-0123456789abcdef';
 const RPM = 3;
-/** How long a config or admin change may take to reach the ingress (issue 4). */
-const PROPAGATION_MS = 2_000;
-/** Beyond the catalog's file-watch debounce (200 ms): a change not seen by then was not watched. */
-const WATCH_SETTLE_MS = 600;
-
-const configText = (simulatorUrl: string, extraTenants = '') => `
-providers:
-  up: { protocol: chat-completions, baseUrl: ${simulatorUrl}/v1 }
-models:
-  - { name: m, deployments: [{ provider: up, model: sim }] }
-tenants:
-  - { id: small, limits: { rpm: ${RPM} }, keys: [{ id: k, key: ${SMALL_KEY} }] }
-${extraTenants}`;
+const SMALL_TENANT = `{ id: small, limits: { rpm: ${RPM} }, keys: [{ id: k, key: ${SMALL_KEY} }] }`;
 
 /**
  * `switchyard all` without REDIS_URL (the single-process mode): limits, the admin API and
@@ -35,7 +23,7 @@ describe('switchyard all without REDIS_URL: limits, admin API and SIGHUP in memo
 
   beforeAll(async () => {
     simulator = await startSwitchyard('simulator', { port: await getFreePort(), readyPath: '/_sim/stats' });
-    config = writeLinkedConfig(configText(simulator.url));
+    config = writeLinkedConfig(chatModelConfig(simulator.url, [SMALL_TENANT]));
     // REDIS_URL empty, not merely unset here: one inherited from the test's environment would turn Redis on.
     all = await startSwitchyard('all', { port: await getFreePort(), config: config.path, env: { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN, REDIS_URL: '' } });
   }, 60_000);
@@ -54,8 +42,8 @@ describe('switchyard all without REDIS_URL: limits, admin API and SIGHUP in memo
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
 
-  it('should run on in-memory stores', () => {
-    expect(all.output()).toContain('in-memory stores (no REDIS_URL)');
+  it('should run on in-memory stores', async () => {
+    expect(await all.waitForOutput('in-memory stores (no REDIS_URL)')).toBe(true);
   });
 
   it("should enforce a tenant's rpm: 429 in each client's format with the rate-limit headers", async () => {
@@ -105,33 +93,30 @@ describe('switchyard all without REDIS_URL: limits, admin API and SIGHUP in memo
     expect(issued.status).toBe(201);
     const key = String(issued.json.key);
     const chat = async (content: string) => (await postChat(all.url, key, content)).status;
-    expect(await eventually(async () => (await chat('first')) === 200, PROPAGATION_MS)).toBe(true);
+    expect(await eventually(async () => (await chat('first')) === 200, CHANGE_PROPAGATION_MS)).toBe(true);
     expect(await chat('second')).toBe(200);
     expect(await chat('third')).toBe(429);
 
     // Raising the limit gives room at once: the window still counts the two admitted.
     expect((await admin('PATCH', '/tenants/runtime', { limits: { rpm: 4 } })).status).toBe(200);
-    expect(await eventually(async () => (await chat('after raise')) === 200, PROPAGATION_MS)).toBe(true);
+    expect(await eventually(async () => (await chat('after raise')) === 200, CHANGE_PROPAGATION_MS)).toBe(true);
     expect(await chat('fourth')).toBe(200);
     expect(await chat('fifth')).toBe(429);
 
     expect((await admin('DELETE', '/tenants/runtime/keys/r1')).status).toBe(200);
-    expect(await eventually(async () => (await chat('revoked')) === 401, PROPAGATION_MS)).toBe(true);
+    expect(await eventually(async () => (await chat('revoked')) === 401, CHANGE_PROPAGATION_MS)).toBe(true);
   });
 
   it('should apply an edited config file on SIGHUP within 2 s', async () => {
-    const added = async () => (await postChat(all.url, ADDED_KEY, 'added by reload')).status;
-    expect(await added()).toBe(401);
-    writeFileSync(config.target, configText(simulator.url, `  - { id: added, keys: [{ id: k, key: ${ADDED_KEY} }] }\n`));
-    // Served through a symlink the watcher does not follow: only the signal can apply this edit.
-    await sleep(WATCH_SETTLE_MS);
-    expect(await added()).toBe(401);
-
-    const signalled = performance.now();
-    all.child.kill('SIGHUP');
-    expect(await eventually(async () => (await added()) === 200, PROPAGATION_MS + 1_000, 20)).toBe(true);
-    expect(performance.now() - signalled).toBeLessThan(PROPAGATION_MS);
-    expect(all.output()).toContain('"msg":"config reload"');
+    const { heldBefore, elapsedMs } = await reloadBySighup(
+      all,
+      config.target,
+      chatModelConfig(simulator.url, [SMALL_TENANT, `{ id: added, keys: [{ id: k, key: ${ADDED_KEY} }] }`]),
+      [async () => (await postChat(all.url, ADDED_KEY, 'added by reload')).status === 200],
+    );
+    expect(heldBefore).toEqual([false]);
+    expect(elapsedMs[0]).toBeLessThan(CHANGE_PROPAGATION_MS);
+    expect(await all.waitForOutput('"msg":"config reload"')).toBe(true);
     expect(all.child.exitCode).toBeNull();
     // The reload kept the file's other tenant and its spent window.
     expect((await postChat(all.url, SMALL_KEY, 'still limited')).status).toBe(429);

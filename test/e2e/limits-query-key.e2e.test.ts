@@ -1,7 +1,7 @@
 import { startRedis, type RedisServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver.ts';
-import { startReplicas, type Replicas } from './support/replicas.ts';
+import { eventually, startReplicas, type Replicas } from './support/replicas.ts';
 
 const QUERY_KEY = 'sk-sy-query-key-tenant-0123456789abcdef';
 /** Well-formed but unknown: the 401 path. */
@@ -96,6 +96,9 @@ tenants:
       replicas.processes.filter((process) => process !== replicas.simulator).map(async (process) => (await fetch(`${process.url}/metrics`)).text()),
     );
     const upstream = await (await fetch(`${replicas.simulator.url}/_sim/requests`)).text();
+    // The router writes one access line per forwarded request, asynchronously: wait for them all.
+    const accessLines = () => replicas.router.output().split('\n').filter((line) => line.includes('"msg":"request"')).length;
+    expect(await eventually(async () => accessLines() >= forwarded, 5_000)).toBe(true);
     const logs = replicas.processes.map((process) => process.output()).join('\n');
     const exported = receiver.rawBodies().join('\n');
     // Not vacuous: the requests are in each place, only the key is not.

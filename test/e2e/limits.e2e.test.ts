@@ -2,7 +2,7 @@ import { tenantScopeKeys } from '@switchyard/ratelimit';
 import { startRedis, type RedisServer } from '@switchyard/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, postChat, sleep, startReplicas, usageOf, type Answer, type Replicas } from './support/replicas.ts';
+import { chatModelConfig, eventually, postChat, sleep, startReplicas, usageOf, type Answer, type Replicas } from './support/replicas.ts';
 
 const RPM_KEY = 'sk-sy-limits-rpm-key-0123456789abcdef';
 const CONCURRENCY_KEY = 'sk-sy-limits-concurrency-0123456789ab';
@@ -33,18 +33,14 @@ describe('limits across three ingress replicas with one Redis', () => {
     replicas = await startReplicas({
       redisUrl: redis.url,
       ingresses: 3,
-      config: (simulatorUrl) => `
-providers:
-  up: { protocol: chat-completions, baseUrl: ${simulatorUrl}/v1 }
-models:
-  - { name: m, deployments: [{ provider: up, model: sim }] }
-tenants:
-  - { id: rpm, limits: { rpm: ${RPM} }, keys: [{ id: k, key: ${RPM_KEY} }] }
-  - { id: conc, limits: { concurrency: ${CONCURRENCY} }, keys: [{ id: k, key: ${CONCURRENCY_KEY} }] }
-  - { id: tpm, limits: { tpm: ${TPM} }, keys: [{ id: k, key: ${TPM_KEY} }] }
-  - { id: giveback, limits: { tpm: ${GIVEBACK_TPM} }, keys: [{ id: k, key: ${GIVEBACK_KEY} }] }
-  - { id: giveback-stream, limits: { tpm: ${GIVEBACK_TPM} }, keys: [{ id: k, key: ${GIVEBACK_STREAM_KEY} }] }
-`,
+      config: (simulatorUrl) =>
+        chatModelConfig(simulatorUrl, [
+          `{ id: rpm, limits: { rpm: ${RPM} }, keys: [{ id: k, key: ${RPM_KEY} }] }`,
+          `{ id: conc, limits: { concurrency: ${CONCURRENCY} }, keys: [{ id: k, key: ${CONCURRENCY_KEY} }] }`,
+          `{ id: tpm, limits: { tpm: ${TPM} }, keys: [{ id: k, key: ${TPM_KEY} }] }`,
+          `{ id: giveback, limits: { tpm: ${GIVEBACK_TPM} }, keys: [{ id: k, key: ${GIVEBACK_KEY} }] }`,
+          `{ id: giveback-stream, limits: { tpm: ${GIVEBACK_TPM} }, keys: [{ id: k, key: ${GIVEBACK_STREAM_KEY} }] }`,
+        ]),
     });
     ingresses = replicas.ingresses;
   }, 60_000);

@@ -59,6 +59,17 @@ export async function startReplicas(options: {
   }
 }
 
+/** A config with one chat model `m` served by the simulator, and these tenants (YAML flow mappings, one each). */
+export function chatModelConfig(simulatorUrl: string, tenants: string[]): string {
+  return `
+providers:
+  up: { protocol: chat-completions, baseUrl: ${simulatorUrl}/v1 }
+models:
+  - { name: m, deployments: [{ provider: up, model: sim }] }
+tenants:
+${tenants.map((tenant) => `  - ${tenant}\n`).join('')}`;
+}
+
 /** Writes a config file into a fresh temporary directory and returns its path. */
 export function writeConfig(text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'switchyard-e2e-')), 'config.yaml');

@@ -8,6 +8,11 @@ export interface SwitchyardProcess {
   port: number;
   /** Everything the process wrote to stdout and stderr so far (for secret-leak checks). */
   output(): string;
+  /**
+   * Resolves whether `text` appeared in the output within `timeoutMs`. Logs are written
+   * asynchronously: a line can arrive after the answer of the request that caused it.
+   */
+  waitForOutput(text: string, timeoutMs?: number): Promise<boolean>;
   /** SIGTERM and wait for exit; resolves the exit code. */
   stop(): Promise<number | null>;
   kill(): void;
@@ -36,6 +41,11 @@ export async function startSwitchyard(
     url,
     port: options.port,
     output: () => output,
+    async waitForOutput(text, timeoutMs = 5_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!output.includes(text) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      return output.includes(text);
+    },
     child,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
