@@ -24,6 +24,7 @@ tenants:
 interface Seen {
   version: string | null;
   waitMs: string | null;
+  authorization: string | undefined;
 }
 
 /**
@@ -47,7 +48,7 @@ async function startStubCatalog(options: { longPoll: boolean; status?: () => num
     if (url.pathname !== CATALOG_SNAPSHOT_PATH) return void response.writeHead(404).end();
     const known = url.searchParams.get('version');
     const waitMs = url.searchParams.get('waitMs');
-    seen.push({ version: known, waitMs });
+    seen.push({ version: known, waitMs, authorization: request.headers.authorization });
     const status = options.status?.();
     if (status !== undefined) return void response.writeHead(status).end();
     if (!options.longPoll || waitMs === null || Number(known) !== current.version) return answer(request, response, known);
@@ -92,9 +93,9 @@ describe('createHttpCatalog', () => {
     const stub = await startStubCatalog({ longPoll: true });
     const source = follow({ url: stub.url, pollMs: 60_000, longPollMs: 10_000 });
     await source.ready();
-    expect(stub.seen[0]).toEqual({ version: '-1', waitMs: null });
+    expect(stub.seen[0]).toEqual({ version: '-1', waitMs: null, authorization: undefined });
     await vi.waitFor(() => expect(stub.heldCount()).toBe(1));
-    expect(stub.seen[1]).toEqual({ version: '1', waitMs: '10000' });
+    expect(stub.seen[1]).toEqual({ version: '1', waitMs: '10000', authorization: undefined });
 
     const publishedAt = Date.now();
     stub.publish({ tenants: [] });
@@ -145,6 +146,19 @@ describe('createHttpCatalog', () => {
     failing = false;
     stub.publish({});
     await vi.waitFor(() => expect(source.current().version).toBe(2));
+  });
+
+  it('should send the internal token on every poll, and name it when the catalog refuses', async () => {
+    let refusing = false;
+    const stub = await startStubCatalog({ longPoll: false, status: () => (refusing ? 401 : undefined) });
+    const errors: unknown[] = [];
+    const source = follow({ url: stub.url, pollMs: 50, token: 'internal-token-0123456789', onError: (error) => errors.push(error) });
+    await source.ready();
+    refusing = true;
+    await vi.waitFor(() => expect(errors.length).toBeGreaterThanOrEqual(1));
+    expect(String(errors[0])).toMatch(/401: SWITCHYARD_INTERNAL_TOKEN/);
+    expect(String(errors[0])).not.toContain('internal-token-0123456789');
+    expect(stub.seen.every((request) => request.authorization === 'Bearer internal-token-0123456789')).toBe(true);
   });
 
   it('should abandon a held request on close and poll no more', async () => {

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { CatalogIndex } from './catalog-index.ts';
+import { INTERNAL_TOKEN_ENV, internalAuthorization } from './internal-token.ts';
 import type { CatalogSnapshot } from './snapshot.ts';
 
 /** Where ingresses and routers read the catalog from: in process (`all`) or the catalog service. */
@@ -45,6 +46,8 @@ export interface HttpCatalogOptions {
    * arrives within milliseconds. Default 25 000 ms; 0 turns long-polling off (plain polls).
    */
   longPollMs?: number;
+  /** SWITCHYARD_INTERNAL_TOKEN, sent as a bearer token; a catalog started with one refuses polls without it. */
+  token?: string;
   onError?: (error: unknown) => void;
 }
 
@@ -59,6 +62,7 @@ export function createHttpCatalog(options: HttpCatalogOptions): CatalogSource {
   const pollMs = options.pollMs ?? 1000;
   const longPollMs = options.longPollMs ?? DEFAULT_LONG_POLL_MS;
   const base = options.url.replace(/\/+$/, '');
+  const headers = options.token === undefined ? undefined : { authorization: internalAuthorization(options.token) };
   let index: CatalogIndex | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -80,6 +84,7 @@ export function createHttpCatalog(options: HttpCatalogOptions): CatalogSource {
         headersTimeout: waitMs + 5000,
         bodyTimeout: 10_000,
         signal: abort.signal,
+        headers,
       });
       if (response.statusCode === 200) {
         const next = new CatalogIndex((await response.body.json()) as CatalogSnapshot);
@@ -94,6 +99,8 @@ export function createHttpCatalog(options: HttpCatalogOptions): CatalogSource {
           // (a catalog without long-polling, or one shutting down) waits out the poll interval.
           const elapsed = Date.now() - started;
           delay = waitMs > 0 && elapsed >= waitMs / 2 ? 0 : Math.max(0, pollMs - elapsed);
+        } else if (response.statusCode === 401) {
+          options.onError?.(new Error(`catalog answered 401: ${INTERNAL_TOKEN_ENV} is missing here or differs from the catalog's`));
         } else {
           options.onError?.(new Error(`catalog answered ${response.statusCode}`));
         }

@@ -3,3 +3,4 @@ export * from './hash-key.ts';
 export * from './build-snapshot.ts';
 export * from './catalog-index.ts';
 export * from './catalog-source.ts';
+export * from './internal-token.ts';
