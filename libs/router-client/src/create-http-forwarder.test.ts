@@ -1,3 +1,5 @@
+import { GatewayError } from '@switchyard/canonical';
+import { INTERNAL_AUTH_REFUSED_HEADER } from '@switchyard/catalog-client';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -153,6 +155,63 @@ describe('createHttpForwarder', () => {
       expect(seen[1]?.[QUERY_HEADER]).toBe('kept');
     } finally {
       await forwarder.close();
+    }
+  });
+
+  it('should send the internal token on every hop, in place of any client authorization', async () => {
+    const seen: Array<string | undefined> = [];
+    const router = await listen((request, response) => {
+      seen.push(request.headers.authorization);
+      response.end('ok');
+    });
+    const forwarder = createHttpForwarder({ urls: [router], token: 'internal-token-0123456789' });
+    const url = await front((response) => forwarder.handle(routeRequest({ headers: { authorization: 'Bearer client-key' } }), response));
+    try {
+      for (let i = 0; i < 2; i++) expect(await (await fetch(url)).text()).toBe('ok');
+      expect(seen).toEqual(['Bearer internal-token-0123456789', 'Bearer internal-token-0123456789']);
+    } finally {
+      await forwarder.close();
+    }
+  });
+
+  it('should fail a request whose router refused the internal token as an internal error, keep the router in rotation, and pass other 401s on', async () => {
+    let attempts = 0;
+    const router = await listen((request, response) => {
+      attempts++;
+      if (request.headers.authorization === 'Bearer right-token-0123456789') {
+        // An upstream's own 401, passed through by the router: the client's answer.
+        response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"upstream"}');
+      } else {
+        response.writeHead(401, { [INTERNAL_AUTH_REFUSED_HEADER]: 'refused', 'content-type': 'application/json' }).end('{"error":"internal"}');
+      }
+    });
+    const refusedBy: string[] = [];
+    const failures: unknown[] = [];
+    const wrong = createHttpForwarder({ urls: [router], token: 'wrong-token-0123456789', onRefused: (url) => refusedBy.push(url) });
+    const right = createHttpForwarder({ urls: [router], token: 'right-token-0123456789' });
+    const wrongUrl = await listen((_request, response) => {
+      wrong.handle(routeRequest(), response).catch((error: unknown) => {
+        failures.push(error);
+        const sent = response.headersSent;
+        response.writeHead(500).end(sent ? 'sent' : 'unsent');
+      });
+    });
+    const rightUrl = await front((response) => right.handle(routeRequest(), response));
+    try {
+      for (let i = 0; i < 2; i++) {
+        const answer = await fetch(wrongUrl);
+        expect(await answer.text()).toBe('unsent');
+      }
+      expect(attempts).toBe(2);
+      expect(refusedBy).toEqual([router, router]);
+      expect(failures).toHaveLength(2);
+      expect(GatewayError.isInstance(failures[0]) && failures[0].kind).toBe('internal');
+      const passed = await fetch(rightUrl);
+      expect(passed.status).toBe(401);
+      expect(await passed.text()).toBe('{"error":"upstream"}');
+    } finally {
+      await wrong.close();
+      await right.close();
     }
   });
 

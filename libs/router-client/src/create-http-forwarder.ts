@@ -1,3 +1,5 @@
+import { GatewayError } from '@switchyard/canonical';
+import { INTERNAL_AUTH_REFUSED_HEADER, internalAuthorization } from '@switchyard/catalog-client';
 import type { ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import { Pool, type Dispatcher } from 'undici';
@@ -12,27 +14,38 @@ export interface HttpForwarder {
   close(): Promise<void>;
 }
 
-/**
- * Split mode: ingress forwards the raw body to a router over a keep-alive pool and pipes the
- * router's bytes back unchanged. Several router URLs are used round-robin; a router that cannot
- * be reached (gone, draining) is skipped and the request goes to the next before any byte moved.
- */
 /** Failures that happen before a router answered anything: another router can take the request. */
 const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** How long a router that refused a connection is skipped. */
 const DOWN_FOR_MS = 2000;
 
-export function createHttpForwarder(options: { urls: string[]; connections?: number }): HttpForwarder {
+export interface HttpForwarderOptions {
+  urls: string[];
+  connections?: number;
+  /** SWITCHYARD_INTERNAL_TOKEN, sent on every hop; routers started with one refuse hops without it. */
+  token?: string;
+  /** A router refused the token (a misconfiguration: the request fails, the router is not marked down). */
+  onRefused?: (routerUrl: string) => void;
+}
+
+/**
+ * Split mode: ingress forwards the raw body to a router over a keep-alive pool and pipes the
+ * router's bytes back unchanged. Several router URLs are used round-robin; a router that cannot
+ * be reached (gone, draining) is skipped and the request goes to the next before any byte moved.
+ */
+export function createHttpForwarder(options: HttpForwarderOptions): HttpForwarder {
   const routers: RouterPool[] = options.urls.map((url) => ({
+    url,
     // Uncapped: each open stream holds one connection to its router.
     pool: new Pool(url, { connections: options.connections ?? null, pipelining: 1, keepAliveTimeout: 30_000 }),
     downUntil: 0,
   }));
   let next = 0;
+  const authorization = options.token === undefined ? undefined : internalAuthorization(options.token);
 
   const handle: RouteHandler = async (request, response) => {
-    const headers = hopHeaders(request);
+    const headers = hopHeaders(request, authorization);
     const hop: Dispatcher.RequestOptions<ServerResponse> = {
       path: ROUTER_PATH,
       method: 'POST',
@@ -59,7 +72,6 @@ export function createHttpForwarder(options: { urls: string[]; connections?: num
         if (pass === 0 ? router.downUntil > now : router.downUntil <= now || failed?.includes(router) === true) continue;
         try {
           await router.pool.stream(hop, relayAnswer);
-          return;
         } catch (error) {
           // Once the router has answered, its bytes are the client's: never try another router.
           const code = (error as { code?: string }).code;
@@ -68,7 +80,13 @@ export function createHttpForwarder(options: { urls: string[]; connections?: num
           router.downUntil = Date.now() + DOWN_FOR_MS;
           (failed ??= []).push(router);
           lastError = error;
+          continue;
         }
+        if ((response as RelayedResponse)[REFUSED] !== true) return;
+        // Another router would most likely refuse too, and this one is up: fail this request
+        // only, as the gateway's own fault, and leave the router in rotation.
+        options.onRefused?.(router.url);
+        throw new GatewayError('internal', 'Internal error: the gateway is misconfigured.', { code: 'internal_token_refused' });
       }
     }
     throw lastError ?? new Error('no router configured');
@@ -83,20 +101,21 @@ export function createHttpForwarder(options: { urls: string[]; connections?: num
 }
 
 interface RouterPool {
+  url: string;
   pool: Pool;
   /** Until when (ms since epoch) the router is tried only after the others. */
   downUntil: number;
 }
 
 /** Headers the hop sets itself; a client header of the same name gives way to them. */
-const OWN_HEADERS = new Set([ROUTE_HEADER, 'content-type']);
+const OWN_HEADERS = new Set([ROUTE_HEADER, 'content-type', 'authorization']);
 
 /**
  * The hop's request headers as a flat [name, value, …] list (what undici stores anyway): the
  * passed client headers, then identity, route and body type, then the query. Same precedence
  * as spreading them into one object in that order, without building and copying objects.
  */
-function hopHeaders(request: RouteRequest): string[] {
+function hopHeaders(request: RouteRequest, authorization: string | undefined): string[] {
   const identity = identityHeaders(request.identity, request.estimatedTokens, request.admittedAt);
   const query = hasKeys(request.query) ? new URLSearchParams(request.query).toString() : undefined;
   const headers: string[] = [];
@@ -108,6 +127,7 @@ function hopHeaders(request: RouteRequest): string[] {
   for (const name in identity) headers.push(name, identity[name] as string);
   headers.push(ROUTE_HEADER, encodeRoute(request.route), 'content-type', 'application/octet-stream');
   if (query !== undefined) headers.push(QUERY_HEADER, query);
+  if (authorization !== undefined) headers.push('authorization', authorization);
   return headers;
 }
 
@@ -126,6 +146,7 @@ function hasKeys(object: Record<string, string>): boolean {
  * Buffer-to-string conversion of every header.
  */
 function relayAnswer({ statusCode, headers, opaque: response }: Dispatcher.StreamFactoryData<ServerResponse>): Writable {
+  if (statusCode === 401 && headers[INTERNAL_AUTH_REFUSED_HEADER] !== undefined) return refused(response);
   for (const name in headers) {
     const value = headers[name];
     if (value !== undefined && !HOP_BY_HOP.has(name)) response.setHeader(name, value);
@@ -142,7 +163,19 @@ function relayAnswer({ statusCode, headers, opaque: response }: Dispatcher.Strea
  */
 const MID_EVENT = Symbol('switchyard.relayMidEvent');
 
-type RelayedResponse = ServerResponse & { [MID_EVENT]?: boolean };
+/** Set on the client response when the router refused the internal token: the refusal is the hop's, not the client's. */
+const REFUSED = Symbol('switchyard.internalTokenRefused');
+
+type RelayedResponse = ServerResponse & { [MID_EVENT]?: boolean; [REFUSED]?: boolean };
+
+/**
+ * The router's 401 is drained (its connection stays usable) and kept from the client, whose
+ * key was fine: the forwarder answers for it once the exchange is over.
+ */
+function refused(response: RelayedResponse): Writable {
+  response[REFUSED] = true;
+  return new Writable({ write: (_chunk, _encoding, callback) => callback() });
+}
 
 /**
  * After a router broke off mid-answer: closes a half-written SSE event with a blank line, so

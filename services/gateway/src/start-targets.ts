@@ -3,7 +3,7 @@
 // @switchyard/router and its dependencies (issue 8, docs/performance.md item 2). Type-only
 // imports are erased and cost nothing at run time.
 import type { CatalogService } from '@switchyard/catalog';
-import type { CatalogSource, GeneratedKey } from '@switchyard/catalog-client';
+import type { CatalogSource, GeneratedKey, InternalRefusal } from '@switchyard/catalog-client';
 import { loadConfig, type SwitchyardConfig } from '@switchyard/config';
 import type { Limiter } from '@switchyard/ratelimit';
 import type { ResponseStore, Router, SignatureStore } from '@switchyard/router';
@@ -205,12 +205,29 @@ function trackIdleSockets(app: FastifyInstance): { destroyUnused(): void } {
   };
 }
 
+/**
+ * SWITCHYARD_INTERNAL_TOKEN of a split-mode process. Unset still works (setups from before the
+ * token), but the internal hops then rest on the network alone, which is said once at start.
+ */
+function internalTokenFor(env: Record<string, string | undefined>, logger: Logger): string | undefined {
+  const token = env.SWITCHYARD_INTERNAL_TOKEN;
+  if (token !== undefined && token !== '') return token;
+  logger.warn('SWITCHYARD_INTERNAL_TOKEN is not set: internal hops (catalog snapshot, ingress to router) are unauthenticated; whoever reaches an internal port is trusted');
+  return undefined;
+}
+
+/** Refused internal calls, for the log (the hook reports at most once a minute, never what was sent). */
+function logInternalRefusal(logger: Logger): (refusal: InternalRefusal) => void {
+  return (refusal) => logger.warn(refusal, 'internal call refused: missing or wrong SWITCHYARD_INTERNAL_TOKEN');
+}
+
 /** The catalog service as ingresses and routers see it in split mode: polled over HTTP. */
-async function remoteCatalog(env: Record<string, string | undefined>, logger: Logger, resources: Resources): Promise<CatalogSource> {
+async function remoteCatalog(env: Record<string, string | undefined>, logger: Logger, resources: Resources, token: string | undefined): Promise<CatalogSource> {
   const { createHttpCatalog } = await import('@switchyard/catalog-client');
   const catalog = resources.add(
     createHttpCatalog({
       url: requireEnv(env, 'SWITCHYARD_CATALOG_URL'),
+      ...(token === undefined ? {} : { token }),
       onError: (error) => logger.warn({ err: error }, 'catalog poll failed'),
     }),
   );
@@ -336,8 +353,15 @@ async function startIngress(options: CliOptions, env: Record<string, string | un
   ]);
   const resources = new Resources();
   const metrics = new Metrics();
-  const catalog = await remoteCatalog(env, logger, resources);
-  const forwarder = resources.add(createHttpForwarder({ urls: requireEnv(env, 'SWITCHYARD_ROUTER_URL').split(',') }));
+  const token = internalTokenFor(env, logger);
+  const catalog = await remoteCatalog(env, logger, resources, token);
+  const forwarder = resources.add(
+    createHttpForwarder({
+      urls: requireEnv(env, 'SWITCHYARD_ROUTER_URL').split(','),
+      ...(token === undefined ? {} : { token }),
+      onRefused: (router) => logger.error({ router }, 'router refused this ingress: SWITCHYARD_INTERNAL_TOKEN is missing here or differs from the router\'s'),
+    }),
+  );
   const limiter = resources.add(await limiterFor(env, catalog, metrics, logger));
   const forwarded = new ForwardedRequests();
   let draining = false;
@@ -359,11 +383,19 @@ async function startRouter(options: CliOptions, env: Record<string, string | und
   const { buildRouterApp } = await import('@switchyard/router');
   const resources = new Resources();
   const metrics = new Metrics();
-  const catalog = await remoteCatalog(env, logger, resources);
+  const token = internalTokenFor(env, logger);
+  const catalog = await remoteCatalog(env, logger, resources, token);
   const usageSink = await usageSinkFor(env, metrics, logger, undefined);
   const { router } = await routerCore(env, catalog, metrics, logger, resources, usageSink, tracer);
   let draining = false;
-  const app = buildRouterApp({ router, metrics, isReady: () => !draining && catalog.isReady(), bodyLimit: DEFAULT_BODY_LIMIT });
+  const app = buildRouterApp({
+    router,
+    metrics,
+    isReady: () => !draining && catalog.isReady(),
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    ...(token === undefined ? {} : { internalToken: token }),
+    onInternalRefused: logInternalRefusal(logger),
+  });
   return serve(app, resources, options, logger, () => (draining = true), router.terminateStreams);
 }
 
@@ -402,6 +434,7 @@ async function startUsageWorker(options: CliOptions, env: Record<string, string 
 async function startCatalog(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
   const config = requireConfig(options);
   const { buildCatalogApp } = await import('@switchyard/catalog');
+  const token = internalTokenFor(env, logger);
   const resources = new Resources();
   const redisUrl = env.REDIS_URL;
   const aggregator =
@@ -413,6 +446,12 @@ async function startCatalog(options: CliOptions, env: Record<string, string | un
     await resources.close();
     throw new Error('generate: true keys are for the single-process demo only; give split-mode keys as key or sha256.');
   }
-  const running = await serve(buildCatalogApp({ service, metrics: new Metrics() }), resources, options, logger, () => {});
+  const app = buildCatalogApp({
+    service,
+    metrics: new Metrics(),
+    ...(token === undefined ? {} : { internalToken: token }),
+    onInternalRefused: logInternalRefusal(logger),
+  });
+  const running = await serve(app, resources, options, logger, () => {});
   return { ...running, reload: () => void reloadCatalog(service, logger, false) };
 }

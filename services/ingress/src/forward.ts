@@ -96,12 +96,15 @@ async function forwardToRouter(
       response,
     );
   } catch (error) {
-    // Only transport failures of the hop reach here; the router renders its own errors.
+    // Only failures of the hop reach here (the router renders its own errors): transport
+    // failures, and the forwarder's own errors, such as a router refusing the internal token.
     const reason: unknown = controller.signal.reason;
     const failure = GatewayError.isInstance(reason)
       ? reason
       : controller.signal.aborted
       ? new GatewayError('client_closed', 'Client closed the request.')
+      : GatewayError.isInstance(error) && !response.headersSent
+      ? error
       : new GatewayError(
           'unavailable',
           response.headersSent ? 'The answer broke off: the router serving it stopped.' : 'No router could serve the request.',
