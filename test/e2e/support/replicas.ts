@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSwitchyard, type SwitchyardProcess } from './start-process.ts';
+import { INTERNAL_TOKEN } from './topology.ts';
 
 /** A split deployment with several ingresses sharing one Redis: what the limits tests run against. */
 export interface Replicas {
@@ -38,7 +39,7 @@ export async function startReplicas(options: {
     processes.push(simulator);
     const written = options.linkConfig === true ? writeLinkedConfig(options.config(simulator.url)) : undefined;
     const config = written?.path ?? writeConfig(options.config(simulator.url));
-    const env = { REDIS_URL: options.redisUrl, ...options.env };
+    const env = { REDIS_URL: options.redisUrl, SWITCHYARD_INTERNAL_TOKEN: INTERNAL_TOKEN, ...options.env };
     const catalog = await startSwitchyard('catalog', { port: await getFreePort(), config, env });
     processes.push(catalog);
     const router = await startSwitchyard('router', { port: await getFreePort(), env: { ...env, SWITCHYARD_CATALOG_URL: catalog.url } });

@@ -21,6 +21,8 @@ export interface Topology {
 export const TEST_KEY = 'sk-sy-e2e-tenant-key-0123456789abcdef';
 export const OTHER_TENANT_KEY = 'sk-sy-e2e-other-tenant-key-0123456789';
 export const UPSTREAM_KEY = 'upstream-secret-key-e2e';
+/** Split topologies run with an internal token by default, so the authenticated hops are the ones tested. */
+export const INTERNAL_TOKEN = 'e2e-internal-token-0123456789abcdef';
 
 /** One public model per upstream protocol, all served by the one simulator process. */
 export const MODEL_FOR_PROTOCOL = {
@@ -71,7 +73,7 @@ export async function startTopology(kind: TopologyKind, options: { env?: Record<
   const directory = mkdtempSync(join(tmpdir(), 'switchyard-e2e-'));
   const config = join(directory, 'config.yaml');
   writeFileSync(config, configText(simulator.url));
-  const env = { UPSTREAM_KEY, E2E_KEY: TEST_KEY, OTHER_KEY: OTHER_TENANT_KEY, ...options.env };
+  const env = { UPSTREAM_KEY, E2E_KEY: TEST_KEY, OTHER_KEY: OTHER_TENANT_KEY, SWITCHYARD_INTERNAL_TOKEN: INTERNAL_TOKEN, ...options.env };
   const processes: SwitchyardProcess[] = [];
   const stopAll = async () => {
     await Promise.all([...processes, simulator].map((process) => process.stop()));

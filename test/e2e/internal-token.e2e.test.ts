@@ -1,0 +1,107 @@
+import { CATALOG_SNAPSHOT_PATH } from '@switchyard/catalog-client';
+import { encodeRoute, KEY_ID_HEADER, REQUEST_ID_HEADER, ROUTE_HEADER, ROUTER_PATH, TENANT_HEADER } from '@switchyard/router-client';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INTERNAL_TOKEN, startTopology, TEST_KEY, UPSTREAM_KEY, type Topology } from './support/topology.ts';
+
+const UNAUTHENTICATED_WARNING = 'SWITCHYARD_INTERNAL_TOKEN is not set';
+
+/** A route call as an ingress makes it, claiming to be tenant `e2e`: what a router must not take from just anyone. */
+function forgedRouteCall(routerUrl: string, authorization?: string): Promise<Response> {
+  return fetch(`${routerUrl}${ROUTER_PATH}`, {
+    method: 'POST',
+    headers: {
+      [ROUTE_HEADER]: encodeRoute({ format: 'chat-completions', operation: 'generate', model: 'model-chat' }),
+      [TENANT_HEADER]: 'e2e',
+      [KEY_ID_HEADER]: 'e2e-key',
+      [REQUEST_ID_HEADER]: 'req_forged',
+      'content-type': 'application/octet-stream',
+      ...(authorization === undefined ? {} : { authorization }),
+    },
+    body: JSON.stringify({ model: 'model-chat', messages: [{ role: 'user', content: 'forged' }] }),
+  });
+}
+
+/**
+ * Split mode's internal hops need SWITCHYARD_INTERNAL_TOKEN (security review of issue 7): the
+ * catalog snapshot carries provider keys, and a router trusts the identity headers it is sent.
+ */
+describe('internal token (split topology)', () => {
+  let topology: Topology;
+  let catalogUrl: string;
+  let routerUrl: string;
+
+  beforeAll(async () => {
+    // startTopology gives split processes the token by default.
+    topology = await startTopology('split');
+    [catalogUrl, routerUrl] = topology.processes.map((process) => process.url) as [string, string];
+  });
+
+  afterAll(async () => {
+    await topology?.stop();
+  });
+
+  it('should serve a client through ingress, router and catalog, all holding the token', async () => {
+    const client = new OpenAI({ baseURL: `${topology.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
+    const completion = await client.chat.completions.create({ model: 'model-chat', messages: [{ role: 'user', content: 'through the internal hops' }] });
+    expect(completion.choices[0]?.message.content).toContain('through the internal hops');
+  });
+
+  it('should refuse the catalog snapshot without the token, keeping the provider keys in', async () => {
+    for (const headers of [{}, { authorization: 'Bearer not-the-token' }, { authorization: `Bearer ${TEST_KEY}` }]) {
+      const refused = await fetch(`${catalogUrl}${CATALOG_SNAPSHOT_PATH}`, { headers });
+      expect(refused.status).toBe(401);
+      const body = await refused.text();
+      expect(body).not.toContain(UPSTREAM_KEY);
+      expect(JSON.parse(body).error.code).toBe('invalid_internal_token');
+    }
+    const served = await fetch(`${catalogUrl}${CATALOG_SNAPSHOT_PATH}`, { headers: { authorization: `Bearer ${INTERNAL_TOKEN}` } });
+    expect(served.status).toBe(200);
+  });
+
+  it('should refuse a route call without the token, whatever identity it claims', async () => {
+    for (const authorization of [undefined, 'Bearer not-the-token', `Bearer ${TEST_KEY}`]) {
+      const refused = await forgedRouteCall(routerUrl, authorization);
+      expect(refused.status).toBe(401);
+      expect((await refused.json()).error.code).toBe('invalid_internal_token');
+    }
+  });
+
+  it('should leave /healthz, /readyz and /metrics open on the internal targets', async () => {
+    for (const url of [catalogUrl, routerUrl]) {
+      for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(`${url}${path}`)).status, `${url}${path}`).toBe(200);
+      expect(await (await fetch(`${url}/metrics`)).text()).not.toContain(INTERNAL_TOKEN);
+    }
+  });
+
+  it('should log refusals without what was sent, and never write the token', async () => {
+    await topology.stop();
+    const [catalog, router, ingress] = topology.processes;
+    expect(catalog?.output()).toContain('internal call refused');
+    expect(router?.output()).toContain('internal call refused');
+    expect(topology.output()).not.toContain(INTERNAL_TOKEN);
+    expect(topology.output()).not.toContain('not-the-token');
+    expect(topology.output()).not.toContain(UNAUTHENTICATED_WARNING);
+    expect(ingress?.output()).not.toContain('refused');
+  });
+});
+
+describe('no internal token (split topology, as before the token)', () => {
+  let topology: Topology;
+
+  beforeAll(async () => {
+    topology = await startTopology('split', { env: { SWITCHYARD_INTERNAL_TOKEN: '' } });
+  });
+
+  afterAll(async () => {
+    await topology?.stop();
+  });
+
+  it('should keep working, with one warning at start from each process', async () => {
+    const client = new OpenAI({ baseURL: `${topology.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
+    const completion = await client.chat.completions.create({ model: 'model-chat', messages: [{ role: 'user', content: 'no token' }] });
+    expect(completion.choices[0]?.message.content).toContain('no token');
+    await topology.stop();
+    for (const process of topology.processes) expect(process.output().split(UNAUTHENTICATED_WARNING)).toHaveLength(2);
+  });
+});
