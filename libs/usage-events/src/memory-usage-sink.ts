@@ -14,22 +14,34 @@ const SETTLED = Promise.resolve();
 /**
  * The sink of `all` without Redis: events go straight to an aggregator in this process, after
  * the same validation and pricing as through the queue and the worker. Recording is deferred
- * past the emit call, so the hot path never waits on it.
+ * past the emit call, so the hot path never waits on it: the events of one event-loop turn are
+ * recorded together, after it, by one callback rather than a promise chain per event.
  */
 export function createMemoryUsageSink(aggregator: UsageAggregator, options: MemoryUsageSinkOptions = {}): UsageSink {
-  const pending = new Set<Promise<void>>();
+  let batch: UsageEvent[] = [];
+  let draining: Promise<void> | undefined;
   let closed = false;
 
+  async function drain(): Promise<void> {
+    // Yield first: emit has returned and the answer is on its way before anything is recorded.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (batch.length > 0) {
+      const events = batch;
+      batch = [];
+      for (const event of events) {
+        try {
+          await aggregator.record(options.prices === undefined ? event : priceUsageEvent(event, options.prices));
+        } catch (error) {
+          callSafely(() => options.onError?.(error));
+        }
+      }
+    }
+    draining = undefined;
+  }
+
   function record(event: UsageEvent): void {
-    const priced = options.prices === undefined ? event : priceUsageEvent(event, options.prices);
-    const recording = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => aggregator.record(priced))
-      .then(
-        () => undefined,
-        (error: unknown) => callSafely(() => options.onError?.(error)),
-      )
-      .finally(() => pending.delete(recording));
-    pending.add(recording);
+    batch.push(event);
+    draining ??= drain();
   }
 
   return {
@@ -48,7 +60,7 @@ export function createMemoryUsageSink(aggregator: UsageAggregator, options: Memo
         }
         record(parsed.data);
       } catch (error) {
-        // A throwing price lookup must not reach the request.
+        // Nothing an event carries may fail the request that emitted it.
         callSafely(() => options.onError?.(error));
       }
       return SETTLED;
@@ -56,7 +68,7 @@ export function createMemoryUsageSink(aggregator: UsageAggregator, options: Memo
 
     async close(): Promise<void> {
       closed = true;
-      while (pending.size > 0) await Promise.all(pending);
+      await draining;
     },
   };
 }
