@@ -87,6 +87,8 @@ describe('values.schema.json', () => {
     ['a typo under resources', { targets: { worker: { resources: { request: { cpu: '1' } } } } }, '/targets/worker/resources'],
     ['a bad percentage', { rollingUpdate: { maxSurge: '25 percent' } }, '/rollingUpdate/maxSurge'],
     ['a bad Prometheus duration', { monitoring: { serviceMonitor: { interval: '30 seconds' } } }, '/monitoring/serviceMonitor/interval'],
+    ['an internal token given as a value', { internalToken: { value: 'secret' } }, '/internalToken'],
+    ['an internal token Secret without a key', { internalToken: { secretRef: { name: 's', key: '' } } }, '/internalToken/secretRef/key'],
   ];
 
   it.each(broken)('should reject %s', (_label, override, instancePath) => {
@@ -181,6 +183,7 @@ describe('templates', () => {
       .join('\n');
     const names = new Set([...allTemplateText.matchAll(/- name: ([A-Z][A-Z0-9_]+)\n/g)].map((match) => match[1] ?? ''));
     expect(names).toContain('SWITCHYARD_SHUTDOWN_GRACE_MS');
+    expect(names).toContain('SWITCHYARD_INTERNAL_TOKEN');
     const unread = [...names].filter((name) => !sources.includes(name));
     expect(unread).toEqual([]);
   });

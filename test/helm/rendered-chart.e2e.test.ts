@@ -187,6 +187,13 @@ function workloadProblems(objects: RenderedObject[], target: Target, options: { 
     if (!loadsConfig && env.has(name)) problem(`${name} given to a target that does not load the config`);
   }
   for (const [name, entry] of env) if (/KEY|TOKEN|PASSWORD|SECRET/.test(name) && entry.value !== undefined) problem(`${name} as a plain value`);
+  // Both ends of every internal hop hold the internal token; a Secret the release renders holds a real one.
+  const hasInternalHop = target === 'ingress' || target === 'router' || target === 'catalog';
+  const internalToken = env.get('SWITCHYARD_INTERNAL_TOKEN')?.valueFrom?.secretKeyRef;
+  if (hasInternalHop && internalToken === undefined) problem('SWITCHYARD_INTERNAL_TOKEN is not a secretKeyRef');
+  if (!hasInternalHop && env.has('SWITCHYARD_INTERNAL_TOKEN')) problem('SWITCHYARD_INTERNAL_TOKEN given to a target without internal hops');
+  const rendered = internalToken === undefined ? undefined : named(objects, 'Secret', internalToken.name);
+  if (rendered !== undefined && Buffer.from(rendered.data?.[internalToken?.key ?? ''] ?? '', 'base64').length < 32) problem(`the internal token in Secret ${rendered.metadata.name} is missing or short`);
 
   // Who may connect: the public target is open; the others only to their clients, and to
   // Prometheus only from its own namespace (the catalog's port also serves provider keys).
@@ -290,6 +297,44 @@ describe('the rendered chart (helm template without helm)', () => {
     });
   });
 
+  describe('internal token', () => {
+    const tokenRefs = (objects: RenderedObject[]) =>
+      Object.fromEntries(
+        objects
+          .filter((object) => object.kind === 'Deployment')
+          .map((object) => [
+            object.metadata.name.replace('sy-switchyard-', ''),
+            (object.spec as unknown as DeploymentSpec).template.spec.containers[0]?.env?.find((entry) => entry.name === 'SWITCHYARD_INTERNAL_TOKEN')?.valueFrom?.secretKeyRef,
+          ]),
+      );
+    const secrets = (objects: RenderedObject[]) => objects.filter((object) => object.kind === 'Secret').map((object) => object.metadata.name);
+
+    it('should generate one Secret in microservices mode by default and give it to ingress, router and catalog', () => {
+      const objects = render(production('microservices'));
+      const ref = { name: componentName('internal-token'), key: 'internal-token' };
+      expect(tokenRefs(objects)).toEqual({ ingress: ref, router: ref, catalog: ref, worker: undefined });
+      expect(secrets(objects)).toEqual([ref.name]);
+      // The renderer's randAlphaNum is a fixed dummy of the asked length.
+      expect(Buffer.from(named(objects, 'Secret', ref.name)?.data?.[ref.key] ?? '', 'base64').toString()).toHaveLength(48);
+    });
+
+    it('should use a given Secret instead, and nothing with generate off', () => {
+      const given = render(mergeValues(production('microservices'), { internalToken: { secretRef: { name: 'switchyard-internal', key: 'token' } } }));
+      const ref = { name: 'switchyard-internal', key: 'token' };
+      expect(tokenRefs(given)).toEqual({ ingress: ref, router: ref, catalog: ref, worker: undefined });
+      expect(secrets(given)).toEqual([]);
+      const none = render(mergeValues(production('microservices'), { internalToken: { generate: false } }));
+      expect(tokenRefs(none)).toEqual({ ingress: undefined, router: undefined, catalog: undefined, worker: undefined });
+      expect(secrets(none)).toEqual([]);
+    });
+
+    it('should leave monolithic mode without one (no internal hop)', () => {
+      const objects = render(production('monolithic'));
+      expect(tokenRefs(objects)).toEqual({ all: undefined });
+      expect(secrets(objects)).toEqual([]);
+    });
+  });
+
   describe('monolithic', () => {
     const objects = render(production('monolithic'));
 
@@ -353,6 +398,8 @@ describe('the rendered chart (helm template without helm)', () => {
       ['Redis by plain URL', { redis: { secretRef: { name: '' }, url: 'redis://redis:6379' } }, 'router', /REDIS_URL is not a secretKeyRef/],
       ['Prometheus pods of any namespace', { networkPolicy: { metrics: { enabled: false }, metricsFrom: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }] } }, 'catalog', /any namespace/],
       ['no NetworkPolicies', { networkPolicy: { enabled: false } }, 'router', /admits ingress pods|admits catalog pods|admits any pod/],
+      ['no internal token', { internalToken: { generate: false } }, 'router', /SWITCHYARD_INTERNAL_TOKEN is not a secretKeyRef/],
+      ['the internal token given to the worker', { targets: { worker: { extraEnv: [{ name: 'SWITCHYARD_INTERNAL_TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] } } }, 'worker', /target without internal hops/],
     ];
     it.each(broken)('should report %s', (_label, override, target, message) => {
       const objects = render(mergeValues(microservices, override));

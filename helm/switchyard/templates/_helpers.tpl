@@ -120,3 +120,17 @@ ingress router catalog{{ if .Values.targets.worker.enabled }} worker{{ end }}
 {{- define "switchyard.configMapName" -}}
 {{- include "switchyard.componentName" (dict "root" . "target" "config") }}
 {{- end }}
+
+{{/*
+Name of the Secret holding the internal token (microservices mode): the given one, else the
+generated one, else empty (no token: the internal hops are unauthenticated).
+*/}}
+{{- define "switchyard.internalTokenSecretName" -}}
+{{- if ne .Values.mode "monolithic" -}}
+{{- if .Values.internalToken.secretRef.name -}}
+{{- .Values.internalToken.secretRef.name -}}
+{{- else if .Values.internalToken.generate -}}
+{{- include "switchyard.componentName" (dict "root" . "target" "internal-token") -}}
+{{- end -}}
+{{- end -}}
+{{- end }}

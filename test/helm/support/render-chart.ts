@@ -122,6 +122,11 @@ export class TemplateRenderer {
       deepCopy: (value) => structuredClone(value),
       merge: (destination, ...sources) => sources.reduce<Record<string, unknown>>((merged, source) => deepMerge(merged, (source as Record<string, unknown>) ?? {}), destination as Record<string, unknown>),
       empty: (value) => !isTruthy(value),
+      b64enc: (text) => Buffer.from(toText(text)).toString('base64'),
+      // No cluster here, as with `helm template`: every lookup finds nothing.
+      lookup: () => ({}),
+      // Deterministic, so renders compare equal; only the length matters to the chart.
+      randAlphaNum: (length) => 'x'.repeat(int(length)),
     };
   }
 
