@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { getFreePort, startRedis, type RedisServer } from '@switchyard/testkit';
+import { requestMarkerKey } from '@switchyard/usage-events';
 import { Redis } from 'ioredis';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -618,13 +619,12 @@ async function runScenario(cluster: Cluster, signal: 'SIGTERM' | 'SIGKILL', vict
 
 /**
  * The ids of the requests the worker counted for `tenant`: the worker records a request only
- * together with its idempotency marker `sy:{t:<tenant>}:usage:req:<id>` (one Lua script;
- * libs/usage-events/src/keys.ts, docs/operations.md "Redis"), URI-encoded parts.
+ * together with its idempotency marker (one Lua script; docs/operations.md "Redis").
  */
 async function countedRequestIds(redis: RedisServer, tenant: string): Promise<string[]> {
   const client = new Redis(redis.url);
   try {
-    const prefix = `sy:{t:${encodeURIComponent(tenant)}}:usage:req:`;
+    const prefix = requestMarkerKey(tenant, '');
     const keys: string[] = [];
     let cursor = '0';
     do {

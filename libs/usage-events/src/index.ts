@@ -5,6 +5,7 @@ export type { UsageAggregator, UsageGroupBy, UsageQuery, UsageRow } from './usag
 export type { UsageMetric, UsageTotals } from './usage-totals.ts';
 export { UsageQueryError, isUsageQueryError } from './usage-query-error.ts';
 export { MAX_DAILY_QUERY_DAYS, MAX_QUERY_DAYS } from './query-aggregates.ts';
+export { requestMarkerKey } from './keys.ts';
 export { DEFAULT_RETENTION, MIN_MARKER_TTL_MS, type UsageRetention } from './record-plan.ts';
 export { computeCostMicros, priceUsageEvent, type ModelPrice, type PriceLookup } from './prices.ts';
 export { createBullmqUsageSink, type BullmqUsageSink, type BullmqUsageSinkOptions } from './bullmq-usage-sink.ts';
