@@ -1,7 +1,7 @@
 import { CATALOG_SNAPSHOT_PATH } from '@switchyard/catalog-client';
 import { encodeRoute, KEY_ID_HEADER, REQUEST_ID_HEADER, ROUTE_HEADER, ROUTER_PATH, TENANT_HEADER } from '@switchyard/router-client';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { INTERNAL_TOKEN, startTopology, TEST_KEY, UPSTREAM_KEY, type Topology } from './support/topology.ts';
 
 const UNAUTHENTICATED_WARNING = 'SWITCHYARD_INTERNAL_TOKEN is not set';
@@ -20,6 +20,13 @@ function forgedRouteCall(routerUrl: string, authorization?: string): Promise<Res
     },
     body: JSON.stringify({ model: 'model-chat', messages: [{ role: 'user', content: 'forged' }] }),
   });
+}
+
+/** A chat completion through the topology's ingress (the OpenAI SDK); its answer text. */
+async function chatThrough(topology: Topology, content: string): Promise<string | null | undefined> {
+  const client = new OpenAI({ baseURL: `${topology.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
+  const completion = await client.chat.completions.create({ model: 'model-chat', messages: [{ role: 'user', content }] });
+  return completion.choices[0]?.message.content;
 }
 
 /**
@@ -42,9 +49,7 @@ describe('internal token (split topology)', () => {
   });
 
   it('should serve a client through ingress, router and catalog, all holding the token', async () => {
-    const client = new OpenAI({ baseURL: `${topology.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
-    const completion = await client.chat.completions.create({ model: 'model-chat', messages: [{ role: 'user', content: 'through the internal hops' }] });
-    expect(completion.choices[0]?.message.content).toContain('through the internal hops');
+    expect(await chatThrough(topology, 'through the internal hops')).toContain('through the internal hops');
   });
 
   it('should refuse the catalog snapshot without the token, keeping the provider keys in', async () => {
@@ -63,7 +68,7 @@ describe('internal token (split topology)', () => {
     for (const authorization of [undefined, 'Bearer not-the-token', `Bearer ${TEST_KEY}`]) {
       const refused = await forgedRouteCall(routerUrl, authorization);
       expect(refused.status).toBe(401);
-      expect((await refused.json()).error.code).toBe('invalid_internal_token');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('invalid_internal_token');
     }
   });
 
@@ -87,20 +92,10 @@ describe('internal token (split topology)', () => {
 });
 
 describe('no internal token (split topology, as before the token)', () => {
-  let topology: Topology;
-
-  beforeAll(async () => {
-    topology = await startTopology('split', { env: { SWITCHYARD_INTERNAL_TOKEN: '' } });
-  });
-
-  afterAll(async () => {
-    await topology?.stop();
-  });
-
   it('should keep working, with one warning at start from each process', async () => {
-    const client = new OpenAI({ baseURL: `${topology.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
-    const completion = await client.chat.completions.create({ model: 'model-chat', messages: [{ role: 'user', content: 'no token' }] });
-    expect(completion.choices[0]?.message.content).toContain('no token');
+    const topology = await startTopology('split', { env: { SWITCHYARD_INTERNAL_TOKEN: '' } });
+    onTestFinished(() => topology.stop());
+    expect(await chatThrough(topology, 'no token')).toContain('no token');
     await topology.stop();
     for (const process of topology.processes) expect(process.output().split(UNAUTHENTICATED_WARNING)).toHaveLength(2);
   });
