@@ -95,5 +95,12 @@ export interface Limiter {
   release(request: ReleaseRequest): Promise<void>;
   /** Charges actual - estimated tokens to TPM and budgets once the answer's real usage is known (can be negative, see ReconcileRequest). */
   reconcile(request: ReconcileRequest): Promise<void>;
+  /**
+   * Resolves once the store has answered for the first time, or once waiting longer would not
+   * help (the store-failure policy answers meanwhile). A process reports ready only after it,
+   * so its first requests are not all answered by a per-process fallback just because its
+   * connection was still being made.
+   */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }

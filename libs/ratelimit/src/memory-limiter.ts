@@ -157,6 +157,8 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
       }
     },
 
+    ready: () => Promise.resolve(),
+
     async close(): Promise<void> {
       clearInterval(sweeper);
     },

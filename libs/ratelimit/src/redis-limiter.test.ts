@@ -371,6 +371,26 @@ describe('redis limiter when Redis fails', () => {
     expect(await budgetsOpen.admit(withBudget)).toMatchObject({ allowed: true, degraded: true });
   });
 
+  it('should become ready only once a Redis that starts late has answered, then admit from it', async () => {
+    const server = await ownRedis();
+    await server.kill();
+    const limiter = openLimiter({ url: server.url, timeoutMs: TIMEOUT_MS, startupWaitMs: 10_000 });
+    let ready = false;
+    const becameReady = limiter.ready().then(() => (ready = true));
+    await sleep(600);
+    expect(ready).toBe(false);
+    await server.restart();
+    await becameReady;
+    expect(await limiter.admit(request({ tenantLimits: { rpm: 5 } }))).toMatchObject({ allowed: true, degraded: false });
+  });
+
+  it('should become ready after startupWaitMs when Redis never answers, so a Redis outage cannot stall a rollout', async () => {
+    const limiter = openLimiter({ url: `redis://127.0.0.1:${await getFreePort()}`, timeoutMs: TIMEOUT_MS, startupWaitMs: 400 });
+    const { elapsedMs } = await timed(limiter.ready());
+    expect(elapsedMs).toBeGreaterThanOrEqual(350);
+    expect(elapsedMs).toBeLessThan(400 + SLACK_MS + 500);
+  });
+
   it('should answer from the fallback within the timeout when Redis was never reachable', async () => {
     const transitions: boolean[] = [];
     const limiter = openLimiter({ url: `redis://127.0.0.1:${await getFreePort()}`, timeoutMs: TIMEOUT_MS, onDegraded: (degraded) => transitions.push(degraded) });

@@ -23,9 +23,13 @@ export interface RedisLimiterOptions {
   onDegraded?: (degraded: boolean, error?: unknown) => void;
   /** How long a concurrency slot is held without a release. Default 10 minutes. */
   concurrencyLeaseMs?: number;
+  /** How long `ready()` waits for the first connection before the process serves anyway. Default 5 s. */
+  startupWaitMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 250;
+/** Long enough for a Redis that is starting beside us; short enough not to stall a rollout while it is down. */
+const DEFAULT_STARTUP_WAIT_MS = 5_000;
 /** How long ioredis keeps a command nobody waits for any more before dropping it. */
 const COMMAND_BACKSTOP_MS = 5_000;
 
@@ -58,6 +62,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const policy: StoreFailurePolicy = { rates: 'open', budgets: 'closed', ...options.onStoreFailure };
   const leaseMs = options.concurrencyLeaseMs ?? DEFAULT_LEASE_MS;
+  const startupWaitMs = options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS;
   const fallback = createMemoryLimiter({ concurrencyLeaseMs: leaseMs, ...(clock && { now: clock }) });
   const pendingReleases = new Map<string, ReleaseRequest>();
   let degraded = false;
@@ -228,6 +233,8 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
         await fallback.reconcile({ ...rest, tenantLimits: withoutBudgets(request.tenantLimits), keyLimits: withoutBudgets(request.keyLimits) });
       }
     },
+
+    ready: () => withinBound(firstReady, startupWaitMs).catch(() => undefined),
 
     async close(): Promise<void> {
       await fallback.close();

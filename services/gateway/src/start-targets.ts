@@ -99,7 +99,7 @@ async function limiterFor(env: Record<string, string | undefined>, catalog: Cata
   const { createMemoryLimiter, createRedisLimiter } = await import('@switchyard/ratelimit');
   const url = env.REDIS_URL;
   if (url === undefined || url === '') return createMemoryLimiter();
-  return createRedisLimiter({
+  const limiter = createRedisLimiter({
     url,
     onStoreFailure: catalog.current().snapshot.limits.onStoreFailure,
     onDegraded: (degraded, error) => {
@@ -108,6 +108,10 @@ async function limiterFor(env: Record<string, string | undefined>, catalog: Cata
       else logger.info('rate-limit store reachable again');
     },
   });
+  // Not ready before the first connection (bounded): a replica's first requests would otherwise
+  // all be admitted by its own per-process window, past the shared limit.
+  await limiter.ready();
+  return limiter;
 }
 
 /**
