@@ -23,7 +23,7 @@ import { isPinning, LOAD_CPU, pinningAvailable, setPinning } from './lib/process
 import { sampleRss, sumCpu, sumRss } from './lib/proc-stats.ts';
 import { evaluateGoals, findCell, renderMarkdown } from './lib/report.ts';
 import { SCENARIOS, slowStreamCall, type CallContext, type HttpCall } from './lib/scenarios.ts';
-import { BENCH_KEY, startSimulator, startTarget, TARGET_IDS, type RunningTarget, type TargetId } from './lib/targets.ts';
+import { BENCH_KEY, DEFAULT_TARGET_IDS, startSimulator, startTarget, TARGET_IDS, type RunningTarget, type TargetId } from './lib/targets.ts';
 import type { BenchReport, Cell, Soak, StreamHold } from './lib/types.ts';
 import { log, median, sleep } from './lib/util.ts';
 
@@ -61,7 +61,7 @@ const settings = {
   streamTargets: (smoke ? ['all', 'split'] : ['null', 'all', 'split', 'portkey']) as TargetId[],
   soakSeconds: 600,
 };
-const targetIds = (flags.targets?.split(',') ?? (soakMode ? ['all'] : [...TARGET_IDS])) as TargetId[];
+const targetIds = (flags.targets?.split(',') ?? (soakMode ? ['all'] : [...DEFAULT_TARGET_IDS])) as TargetId[];
 const scenarioIds = flags.scenarios?.split(',') ?? SCENARIOS.map((scenario) => scenario.id);
 for (const id of targetIds) if (!(TARGET_IDS as readonly string[]).includes(id)) throw new Error(`unknown target ${id}`);
 

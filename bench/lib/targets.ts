@@ -9,17 +9,21 @@ import { freePort } from './util.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin/switchyard.js');
 const NULL_PROXY = join(ROOT, 'bench/null-proxy.ts');
+const STACK_FLOOR = join(ROOT, 'bench/stack-floor.ts');
 const PORTKEY = join(ROOT, 'node_modules/@portkey-ai/gateway/build/start-server.js');
 const PORTKEY_COMPAT = join(ROOT, 'bench/lib/portkey-compat.ts');
 
 export const BENCH_KEY = 'sk-sy-bench-tenant-key-0123456789abcdef';
 
-export const TARGET_IDS = ['direct', 'null', 'all', 'all-redis', 'split', 'portkey'] as const;
+export const TARGET_IDS = ['direct', 'null', 'stack', 'all', 'all-redis', 'split', 'portkey'] as const;
+/** Run unless --targets says otherwise; `stack` is asked for by name (see docs/performance.md). */
+export const DEFAULT_TARGET_IDS: readonly TargetId[] = ['direct', 'null', 'all', 'all-redis', 'split', 'portkey'];
 export type TargetId = (typeof TARGET_IDS)[number];
 
 export const TARGET_TITLES: Record<TargetId, string> = {
   direct: 'simulator direct (floor)',
   null: 'null proxy (Node floor)',
+  stack: 'stack floor (fastify + undici, no features)',
   all: 'switchyard all (in-memory)',
   'all-redis': 'switchyard all + Redis limits',
   split: 'switchyard split (catalog+router+ingress)',
@@ -98,9 +102,12 @@ export async function startTarget(id: TargetId, simulatorUrl: string, nodeArgs: 
       const { started, url } = await startSimulator(TARGET_CPU);
       return { id, kind: 'direct', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
     }
-    case 'null': {
+    case 'null':
+    case 'stack': {
+      // Both pass the client's chat-completions body through to the simulator.
       const port = await freePort();
-      const started = startProcess('null proxy', process.execPath, [NULL_PROXY, '--port', String(port), '--host', '127.0.0.1', '--upstream', simulatorUrl], {
+      const script = id === 'null' ? NULL_PROXY : STACK_FLOOR;
+      const started = startProcess(TARGET_TITLES[id], process.execPath, [script, '--port', String(port), '--host', '127.0.0.1', '--upstream', simulatorUrl], {
         cpu: TARGET_CPU,
       });
       const url = `http://127.0.0.1:${port}`;
