@@ -17,6 +17,29 @@ export const INTERNAL_PATH_PREFIX = '/internal/';
  */
 export const INTERNAL_AUTH_REFUSED_HEADER = 'x-switchyard-internal-auth';
 
+/**
+ * SWITCHYARD_INTERNAL_TOKEN as a process holds it: the first token is the one it sends, and it
+ * accepts any of them. A list lets the token be rotated without restarting every process at once
+ * (docs/operations.md).
+ */
+export type InternalTokens = readonly [send: string, ...accepted: string[]];
+
+/**
+ * Reads SWITCHYARD_INTERNAL_TOKEN: tokens separated by commas, whitespace around each ignored.
+ * Unset or empty is `undefined` (unauthenticated hops, as before the token). An empty item is
+ * refused rather than skipped: `new,` or `,old` is a rotation typed wrong, and going on would
+ * send or accept something other than what was meant. The message never holds the value.
+ */
+export function parseInternalTokens(value: string | undefined): InternalTokens | undefined {
+  if (value === undefined || value === '') return undefined;
+  const tokens = value.split(',').map((token) => token.trim());
+  if (tokens.includes('')) {
+    throw new Error(`${INTERNAL_TOKEN_ENV} has an empty item: give one token, or several separated by commas (the first is sent, all are accepted)`);
+  }
+  // split yields one item at least.
+  return tokens as [string, ...string[]];
+}
+
 /** The Authorization value a caller sends: built once per process, not per request. */
 export function internalAuthorization(token: string): string {
   return `Bearer ${token}`;
@@ -34,18 +57,20 @@ const REFUSAL_REPORT_MS = 60_000;
 
 /**
  * An onRequest hook that answers 401 to calls of internal routes without `Authorization: Bearer
- * <token>`, before their body is read. The check is by the matched route, not the raw URL, so
- * no spelling of the path gets around it. Both sides are hashed first: equal-length digests make
- * the comparison constant-time whatever was sent. The token itself is never reported.
+ * <token>` for one of `tokens`, before their body is read. The check is by the matched route,
+ * not the raw URL, so no spelling of the path gets around it. Both sides are hashed first:
+ * equal-length digests make each comparison constant-time whatever was sent, and every accepted
+ * digest is compared, so the time taken does not tell which token matched. No token is ever
+ * reported.
  */
-export function requireInternalToken(token: string, onRefused?: (refusal: InternalRefusal) => void): onRequestHookHandler {
-  const expected = sha256(internalAuthorization(token));
+export function requireInternalToken(tokens: InternalTokens, onRefused?: (refusal: InternalRefusal) => void): onRequestHookHandler {
+  const accepted = tokens.map((token) => sha256(internalAuthorization(token)));
   let unreported = 0;
   let reportedAt = -Infinity;
   return (request, reply, done) => {
     if (request.routeOptions.url?.startsWith(INTERNAL_PATH_PREFIX) !== true) return done();
     const authorization = request.headers.authorization;
-    if (authorization !== undefined && timingSafeEqual(sha256(authorization), expected)) return done();
+    if (authorization !== undefined && matchesAny(sha256(authorization), accepted)) return done();
     unreported++;
     const now = Date.now();
     if (onRefused !== undefined && now - reportedAt >= REFUSAL_REPORT_MS) {
@@ -59,6 +84,13 @@ export function requireInternalToken(token: string, onRefused?: (refusal: Intern
       .header('cache-control', 'no-store')
       .send({ error: { message: 'Missing or invalid internal token.', type: 'authentication_error', code: 'invalid_internal_token' } });
   };
+}
+
+function matchesAny(digest: Buffer, accepted: readonly Buffer[]): boolean {
+  let matched = false;
+  // No early exit: timingSafeEqual runs for every digest, before `||` looks at `matched`.
+  for (const expected of accepted) matched = timingSafeEqual(digest, expected) || matched;
+  return matched;
 }
 
 function sha256(text: string): Buffer {

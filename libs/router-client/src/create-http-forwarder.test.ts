@@ -158,13 +158,14 @@ describe('createHttpForwarder', () => {
     }
   });
 
-  it('should send the internal token on every hop, in place of any client authorization', async () => {
+  it('should send its first internal token on every hop, in place of any client authorization', async () => {
     const seen: Array<string | undefined> = [];
     const router = await listen((request, response) => {
       seen.push(request.headers.authorization);
       response.end('ok');
     });
-    const forwarder = createHttpForwarder({ urls: [router], token: 'internal-token-0123456789' });
+    // The second is only accepted by this process (a rotation under way), never sent.
+    const forwarder = createHttpForwarder({ urls: [router], tokens: ['internal-token-0123456789', 'previous-token-0123456789'] });
     const url = await front((response) => forwarder.handle(routeRequest({ headers: { authorization: 'Bearer client-key' } }), response));
     try {
       for (let i = 0; i < 2; i++) expect(await (await fetch(url)).text()).toBe('ok');
@@ -187,8 +188,8 @@ describe('createHttpForwarder', () => {
     });
     const refusedBy: string[] = [];
     const failures: unknown[] = [];
-    const wrong = createHttpForwarder({ urls: [router], token: 'wrong-token-0123456789', onRefused: (url) => refusedBy.push(url) });
-    const right = createHttpForwarder({ urls: [router], token: 'right-token-0123456789' });
+    const wrong = createHttpForwarder({ urls: [router], tokens: ['wrong-token-0123456789'], onRefused: (url) => refusedBy.push(url) });
+    const right = createHttpForwarder({ urls: [router], tokens: ['right-token-0123456789'] });
     const wrongUrl = await listen((_request, response) => {
       wrong.handle(routeRequest(), response).catch((error: unknown) => {
         failures.push(error);

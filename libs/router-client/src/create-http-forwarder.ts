@@ -1,5 +1,5 @@
 import { GatewayError } from '@switchyard/canonical';
-import { INTERNAL_AUTH_REFUSED_HEADER, internalAuthorization } from '@switchyard/catalog-client';
+import { INTERNAL_AUTH_REFUSED_HEADER, internalAuthorization, type InternalTokens } from '@switchyard/catalog-client';
 import type { ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import { Pool, type Dispatcher } from 'undici';
@@ -23,8 +23,11 @@ const DOWN_FOR_MS = 2000;
 export interface HttpForwarderOptions {
   urls: string[];
   connections?: number;
-  /** SWITCHYARD_INTERNAL_TOKEN, sent on every hop; routers started with one refuse hops without it. */
-  token?: string;
+  /**
+   * SWITCHYARD_INTERNAL_TOKEN: the first is sent on every hop (the others are only what this
+   * process accepts); routers started with tokens refuse hops without one of theirs.
+   */
+  tokens?: InternalTokens;
   /** A router refused the token (a misconfiguration: the request fails, the router is not marked down). */
   onRefused?: (routerUrl: string) => void;
 }
@@ -42,7 +45,7 @@ export function createHttpForwarder(options: HttpForwarderOptions): HttpForwarde
     downUntil: 0,
   }));
   let next = 0;
-  const authorization = options.token === undefined ? undefined : internalAuthorization(options.token);
+  const authorization = options.tokens === undefined ? undefined : internalAuthorization(options.tokens[0]);
 
   const handle: RouteHandler = async (request, response) => {
     const headers = hopHeaders(request, authorization);

@@ -6,6 +6,8 @@ import { createCatalogService } from './create-catalog-service.ts';
 import { catalogConfig } from './testing/catalog-config.ts';
 
 const INTERNAL_TOKEN = 'internal-token-0123456789abcdef';
+/** Accepted beside INTERNAL_TOKEN, as during a rotation. */
+const OTHER_INTERNAL_TOKEN = 'other-internal-token-0123456789abcdef';
 
 describe('buildCatalogApp', () => {
   it('should serve a static source read-only, long-polling included', async () => {
@@ -41,10 +43,10 @@ describe('buildCatalogApp', () => {
     expect((await app.inject({ url: '/internal/v1/catalog' })).statusCode).toBe(503);
   });
 
-  it('should refuse internal routes without the internal token, and leave the ops routes open', async () => {
+  it('should refuse internal routes without one of the internal tokens, and leave the ops routes open', async () => {
     const service = await createCatalogService({ config: catalogConfig(), adminToken: 'admin-token-0123456789' });
     const refusals: InternalRefusal[] = [];
-    const app = buildCatalogApp({ service, metrics: new Metrics(), internalToken: INTERNAL_TOKEN, onInternalRefused: (refusal) => refusals.push(refusal) });
+    const app = buildCatalogApp({ service, metrics: new Metrics(), internalTokens: [INTERNAL_TOKEN, OTHER_INTERNAL_TOKEN], onInternalRefused: (refusal) => refusals.push(refusal) });
     onTestFinished(async () => {
       await app.close();
       await service.close();
@@ -60,9 +62,11 @@ describe('buildCatalogApp', () => {
     }
     // Reported once (the first), not once per refusal; never with what was sent.
     expect(refusals).toEqual([{ count: 1, path: '/internal/v1/catalog', remoteAddress: '127.0.0.1' }]);
-    const served = await app.inject({ url: '/internal/v1/catalog', headers: { authorization: `Bearer ${INTERNAL_TOKEN}` } });
-    expect(served.statusCode).toBe(200);
-    expect(served.json()).toEqual(service.source.current().snapshot);
+    for (const token of [INTERNAL_TOKEN, OTHER_INTERNAL_TOKEN]) {
+      const served = await app.inject({ url: '/internal/v1/catalog', headers: { authorization: `Bearer ${token}` } });
+      expect(served.statusCode).toBe(200);
+      expect(served.json()).toEqual(service.source.current().snapshot);
+    }
     for (const url of ['/healthz', '/readyz', '/metrics']) expect((await app.inject({ url })).statusCode).toBe(200);
     // The admin API keeps its own token.
     const tenants = await app.inject({ url: '/admin/v1/tenants', headers: { authorization: 'Bearer admin-token-0123456789' } });

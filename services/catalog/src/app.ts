@@ -1,4 +1,4 @@
-import { requireInternalToken, type CatalogSource, type InternalRefusal } from '@switchyard/catalog-client';
+import { requireInternalToken, type CatalogSource, type InternalRefusal, type InternalTokens } from '@switchyard/catalog-client';
 import { registerOpsRoutes, type Metrics } from '@switchyard/telemetry';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { CatalogService } from './create-catalog-service.ts';
@@ -12,9 +12,9 @@ export type CatalogAppOptions = (
 ) & {
   /**
    * SWITCHYARD_INTERNAL_TOKEN: when set, `/internal/v1/*` (the snapshot, with upstream keys)
-   * answers 401 without it, so reaching the port (e.g. to scrape /metrics) is not enough.
+   * answers 401 without one of these, so reaching the port (e.g. to scrape /metrics) is not enough.
    */
-  internalToken?: string;
+  internalTokens?: InternalTokens;
   /** Told of refused internal calls, at most once a minute (with how many). */
   onInternalRefused?: (refusal: InternalRefusal) => void;
 };
@@ -27,7 +27,7 @@ export type CatalogAppOptions = (
 export function buildCatalogApp(options: CatalogAppOptions): FastifyInstance {
   // Long-polls are held up to a minute: the server must not time them out.
   const app = Fastify({ logger: false, requestTimeout: 0, keepAliveTimeout: 75_000 });
-  if (options.internalToken !== undefined) app.addHook('onRequest', requireInternalToken(options.internalToken, options.onInternalRefused));
+  if (options.internalTokens !== undefined) app.addHook('onRequest', requireInternalToken(options.internalTokens, options.onInternalRefused));
   if ('service' in options) {
     registerOpsRoutes(app, { metrics: options.metrics, isReady: options.service.isReady });
     void app.register(options.service.plugin);

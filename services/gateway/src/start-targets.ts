@@ -3,7 +3,7 @@
 // @switchyard/router and its dependencies (issue 8, docs/performance.md item 2). Type-only
 // imports are erased and cost nothing at run time.
 import type { CatalogService } from '@switchyard/catalog';
-import type { CatalogSource, GeneratedKey, InternalRefusal } from '@switchyard/catalog-client';
+import type { CatalogSource, GeneratedKey, InternalRefusal, InternalTokens } from '@switchyard/catalog-client';
 import { loadConfig, type SwitchyardConfig } from '@switchyard/config';
 import type { Limiter } from '@switchyard/ratelimit';
 import type { ResponseStore, Router, SignatureStore } from '@switchyard/router';
@@ -210,12 +210,14 @@ function trackIdleSockets(app: FastifyInstance): { destroyUnused(): void } {
 }
 
 /**
- * SWITCHYARD_INTERNAL_TOKEN of a split-mode process. Unset still works (setups from before the
- * token), but the internal hops then rest on the network alone, which is said once at start.
+ * SWITCHYARD_INTERNAL_TOKEN of a split-mode process (a list while it is rotated). Unset still
+ * works (setups from before the token), but the internal hops then rest on the network alone,
+ * which is said once at start.
  */
-function internalTokenFor(env: Record<string, string | undefined>, logger: Logger): string | undefined {
-  const token = env.SWITCHYARD_INTERNAL_TOKEN;
-  if (token !== undefined && token !== '') return token;
+async function internalTokensFor(env: Record<string, string | undefined>, logger: Logger): Promise<InternalTokens | undefined> {
+  const { parseInternalTokens } = await import('@switchyard/catalog-client');
+  const tokens = parseInternalTokens(env.SWITCHYARD_INTERNAL_TOKEN);
+  if (tokens !== undefined) return tokens;
   logger.warn('SWITCHYARD_INTERNAL_TOKEN is not set: internal hops (catalog snapshot, ingress to router) are unauthenticated; whoever reaches an internal port is trusted');
   return undefined;
 }
@@ -226,12 +228,12 @@ function logInternalRefusal(logger: Logger): (refusal: InternalRefusal) => void 
 }
 
 /** The catalog service as ingresses and routers see it in split mode: polled over HTTP. */
-async function remoteCatalog(env: Record<string, string | undefined>, logger: Logger, resources: Resources, token: string | undefined): Promise<CatalogSource> {
+async function remoteCatalog(env: Record<string, string | undefined>, logger: Logger, resources: Resources, tokens: InternalTokens | undefined): Promise<CatalogSource> {
   const { createHttpCatalog } = await import('@switchyard/catalog-client');
   const catalog = resources.add(
     createHttpCatalog({
       url: requireEnv(env, 'SWITCHYARD_CATALOG_URL'),
-      ...(token === undefined ? {} : { token }),
+      ...(tokens === undefined ? {} : { token: tokens[0] }),
       onError: (error) => logger.warn({ err: error }, 'catalog poll failed'),
     }),
   );
@@ -357,12 +359,12 @@ async function startIngress(options: CliOptions, env: Record<string, string | un
   ]);
   const resources = new Resources();
   const metrics = new Metrics();
-  const token = internalTokenFor(env, logger);
-  const catalog = await remoteCatalog(env, logger, resources, token);
+  const tokens = await internalTokensFor(env, logger);
+  const catalog = await remoteCatalog(env, logger, resources, tokens);
   const forwarder = resources.add(
     createHttpForwarder({
       urls: requireEnv(env, 'SWITCHYARD_ROUTER_URL').split(','),
-      ...(token === undefined ? {} : { token }),
+      ...(tokens === undefined ? {} : { tokens }),
       onRefused: (router) => logger.error({ router }, 'router refused this ingress: SWITCHYARD_INTERNAL_TOKEN is missing here or differs from the router\'s'),
     }),
   );
@@ -387,8 +389,8 @@ async function startRouter(options: CliOptions, env: Record<string, string | und
   const { buildRouterApp } = await import('@switchyard/router');
   const resources = new Resources();
   const metrics = new Metrics();
-  const token = internalTokenFor(env, logger);
-  const catalog = await remoteCatalog(env, logger, resources, token);
+  const tokens = await internalTokensFor(env, logger);
+  const catalog = await remoteCatalog(env, logger, resources, tokens);
   const usageSink = await usageSinkFor(env, metrics, logger, undefined);
   const { router } = await routerCore(env, catalog, metrics, logger, resources, usageSink, tracer);
   let draining = false;
@@ -397,7 +399,7 @@ async function startRouter(options: CliOptions, env: Record<string, string | und
     metrics,
     isReady: () => !draining && catalog.isReady(),
     bodyLimit: DEFAULT_BODY_LIMIT,
-    ...(token === undefined ? {} : { internalToken: token }),
+    ...(tokens === undefined ? {} : { internalTokens: tokens }),
     onInternalRefused: logInternalRefusal(logger),
   });
   return serve(app, resources, options, logger, () => (draining = true), router.terminateStreams);
@@ -438,7 +440,7 @@ async function startUsageWorker(options: CliOptions, env: Record<string, string 
 async function startCatalog(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
   const config = requireConfig(options);
   const { buildCatalogApp } = await import('@switchyard/catalog');
-  const token = internalTokenFor(env, logger);
+  const tokens = await internalTokensFor(env, logger);
   const resources = new Resources();
   const redisUrl = env.REDIS_URL;
   const aggregator =
@@ -453,7 +455,7 @@ async function startCatalog(options: CliOptions, env: Record<string, string | un
   const app = buildCatalogApp({
     service,
     metrics: new Metrics(),
-    ...(token === undefined ? {} : { internalToken: token }),
+    ...(tokens === undefined ? {} : { internalTokens: tokens }),
     onInternalRefused: logInternalRefusal(logger),
   });
   const running = await serve(app, resources, options, logger, () => {});

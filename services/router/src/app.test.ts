@@ -6,6 +6,8 @@ import { buildRouterApp } from './app.ts';
 import type { Router } from './create-router.ts';
 
 const INTERNAL_TOKEN = 'internal-token-0123456789abcdef';
+/** Accepted beside INTERNAL_TOKEN, as during a rotation. */
+const OTHER_INTERNAL_TOKEN = 'other-internal-token-0123456789abcdef';
 
 /** Answers with the identity it was handed, so a test sees whether the route call got through. */
 function echoRouter(): Router & { served: RouteRequest[] } {
@@ -29,7 +31,7 @@ const routeHeaders = {
 };
 
 describe('buildRouterApp', () => {
-  it('should refuse route calls without the internal token before serving them, and leave the ops routes open', async () => {
+  it('should refuse route calls without one of the internal tokens before serving them, and leave the ops routes open', async () => {
     const router = echoRouter();
     const refusals: InternalRefusal[] = [];
     const app = buildRouterApp({
@@ -37,7 +39,7 @@ describe('buildRouterApp', () => {
       metrics: new Metrics(),
       isReady: () => true,
       bodyLimit: 1024,
-      internalToken: INTERNAL_TOKEN,
+      internalTokens: [INTERNAL_TOKEN, OTHER_INTERNAL_TOKEN],
       onInternalRefused: (refusal) => refusals.push(refusal),
     });
     onTestFinished(() => app.close());
@@ -57,9 +59,11 @@ describe('buildRouterApp', () => {
     expect(router.served).toEqual([]);
     expect(refusals).toEqual([{ count: 1, path: ROUTER_PATH, remoteAddress: '127.0.0.1' }]);
 
-    const served = await call(`Bearer ${INTERNAL_TOKEN}`);
-    expect(served.statusCode).toBe(200);
-    expect(served.json()).toMatchObject({ tenantId: 'acme', keyId: 'acme-key' });
+    for (const token of [INTERNAL_TOKEN, OTHER_INTERNAL_TOKEN]) {
+      const served = await call(`Bearer ${token}`);
+      expect(served.statusCode).toBe(200);
+      expect(served.json()).toMatchObject({ tenantId: 'acme', keyId: 'acme-key' });
+    }
     for (const url of ['/healthz', '/readyz', '/metrics']) expect((await app.inject({ url })).statusCode).toBe(200);
   });
 

@@ -1,5 +1,5 @@
 import { GatewayError } from '@switchyard/canonical';
-import { requireInternalToken, type InternalRefusal } from '@switchyard/catalog-client';
+import { requireInternalToken, type InternalRefusal, type InternalTokens } from '@switchyard/catalog-client';
 import { wireFormats, writeError } from '@switchyard/formats';
 import {
   ADMITTED_AT_HEADER,
@@ -30,16 +30,17 @@ export function buildRouterApp(options: {
   isReady: () => boolean;
   bodyLimit: number;
   /**
-   * SWITCHYARD_INTERNAL_TOKEN: when set, route calls without it get 401 before their body is
-   * read. The identity headers are trusted, so without it whoever reaches the port is any tenant.
+   * SWITCHYARD_INTERNAL_TOKEN: when set, route calls without one of these get 401 before their
+   * body is read. The identity headers are trusted, so without it whoever reaches the port is any
+   * tenant.
    */
-  internalToken?: string;
+  internalTokens?: InternalTokens;
   /** Told of refused route calls, at most once a minute (with how many). */
   onInternalRefused?: (refusal: InternalRefusal) => void;
 }): FastifyInstance {
   // Requests already on their way from an ingress are served during a drain, not refused.
   const app = Fastify({ bodyLimit: options.bodyLimit, logger: false, return503OnClosing: false });
-  if (options.internalToken !== undefined) app.addHook('onRequest', requireInternalToken(options.internalToken, options.onInternalRefused));
+  if (options.internalTokens !== undefined) app.addHook('onRequest', requireInternalToken(options.internalTokens, options.onInternalRefused));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerOpsRoutes(app, { metrics: options.metrics, isReady: options.isReady });
