@@ -22,7 +22,7 @@ export const INTERNAL_AUTH_REFUSED_HEADER = 'x-switchyard-internal-auth';
  * accepts any of them. A list lets the token be rotated without restarting every process at once
  * (docs/operations.md).
  */
-export type InternalTokens = readonly [send: string, ...accepted: string[]];
+export type InternalTokens = readonly [sent: string, ...alsoAccepted: string[]];
 
 /**
  * Reads SWITCHYARD_INTERNAL_TOKEN: tokens separated by commas, whitespace around each ignored.
@@ -88,7 +88,8 @@ export function requireInternalToken(tokens: InternalTokens, onRefused?: (refusa
 
 function matchesAny(digest: Buffer, accepted: readonly Buffer[]): boolean {
   let matched = false;
-  // No early exit: timingSafeEqual runs for every digest, before `||` looks at `matched`.
+  // No early exit, so the time taken does not tell which token matched: timingSafeEqual runs
+  // for every digest, before `||` looks at `matched`.
   for (const expected of accepted) matched = timingSafeEqual(digest, expected) || matched;
   return matched;
 }
