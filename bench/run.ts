@@ -340,8 +340,11 @@ async function main(): Promise<number> {
         }
       }
       if (flags['no-streams'] !== true) {
-        for (const target of running.filter((t) => settings.streamTargets.includes(t.id))) {
-          const hold = await holdStreams(target, context);
+        for (const loaded of running.filter((t) => settings.streamTargets.includes(t.id))) {
+          // A fresh process of the same target: after the load runs a heap has grown, and it
+          // shrinks while streams are held, which would hide what each stream costs.
+          const target = await startTarget(loaded.id, simulator.url);
+          const hold = await holdStreams(target, context).finally(() => target.stop());
           if (hold === undefined) continue;
           report.streams.push(hold);
           if (hold.failed + hold.stalled > 0) report.failures.push(`${target.id} slow streams: ${hold.failed} failed, ${hold.stalled} stalled of ${hold.streams}`);

@@ -56,6 +56,9 @@ export function evaluateGoals(report: BenchReport): Goal[] {
     if (errors > 0) {
       // Streams queued behind a connection cap hold memory too: the per-stream figure would be wrong.
       goals.push({ goal: `≤ 64 KB RSS per open stream (${hold.target})`, value: `not measurable: ${errors} streams never started`, met: undefined });
+    } else if (!(hold.perStreamKb > 0)) {
+      // The process gave back more heap than the streams took: its idle figure was not idle.
+      goals.push({ goal: `≤ 64 KB RSS per open stream (${hold.target})`, value: `not measurable: RSS fell while streams were held`, met: undefined });
     } else {
       add(`≤ 64 KB RSS per open stream (${hold.target})`, hold.perStreamKb, (v) => v <= 64, (v) => `${f(v, 1)} KB`);
     }
