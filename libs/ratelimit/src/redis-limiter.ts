@@ -110,14 +110,8 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     // would fail, so the first calls wait for it, within the same bound.
     if (redis.status !== 'ready') await withinBound(firstReady, timeoutMs).catch(() => undefined);
     try {
-      const value = await withinBound(
-        (async () => {
-          // Slots released during the outage are freed first, so this very call can use them.
-          if (pendingReleases.size > 0) await replayReleases();
-          return call();
-        })(),
-        timeoutMs,
-      );
+      // Slots released during the outage are freed first, so this very call can use them.
+      const value = await withinBound(pendingReleases.size > 0 ? replayReleases().then(call) : call(), timeoutMs);
       setDegraded(false);
       return { value };
     } catch (error) {
