@@ -1,7 +1,9 @@
 import { CATALOG_SNAPSHOT_PATH } from '@switchyard/catalog-client';
 import { encodeRoute, KEY_ID_HEADER, REQUEST_ID_HEADER, ROUTE_HEADER, ROUTER_PATH, TENANT_HEADER } from '@switchyard/router-client';
+import { getFreePort } from '@switchyard/testkit';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
 import { INTERNAL_TOKEN, startTopology, TEST_KEY, UPSTREAM_KEY, type Topology } from './support/topology.ts';
 
 const UNAUTHENTICATED_WARNING = 'SWITCHYARD_INTERNAL_TOKEN is not set';
@@ -22,9 +24,9 @@ function forgedRouteCall(routerUrl: string, authorization?: string): Promise<Res
   });
 }
 
-/** A chat completion through the topology's ingress (the OpenAI SDK); its answer text. */
-async function chatThrough(topology: Topology, content: string): Promise<string | null | undefined> {
-  const client = new OpenAI({ baseURL: `${topology.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
+/** A chat completion through an ingress (the OpenAI SDK); its answer text. */
+async function chatThrough(ingress: { url: string }, content: string): Promise<string | null | undefined> {
+  const client = new OpenAI({ baseURL: `${ingress.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
   const completion = await client.chat.completions.create({ model: 'model-chat', messages: [{ role: 'user', content }] });
   return completion.choices[0]?.message.content;
 }
@@ -98,5 +100,42 @@ describe('no internal token (split topology, as before the token)', () => {
     expect(await chatThrough(topology, 'no token')).toContain('no token');
     await topology.stop();
     for (const process of topology.processes) expect(process.output().split(UNAUTHENTICATED_WARNING)).toHaveLength(2);
+  });
+});
+
+/**
+ * A rotation under way (docs/operations.md): processes rolled to `new,old` send the new token,
+ * those not yet rolled (`old,new`) send the old one, and every one accepts both, so no hop fails.
+ */
+describe('internal token rotation (split topology, mid-rollout)', () => {
+  it('should serve through an ingress and a router that send different tokens, each accepting both', async () => {
+    const oldToken = INTERNAL_TOKEN;
+    const newToken = 'e2e-new-internal-token-0123456789abcdef';
+    // Step 1 everywhere: catalog, router and ingress send the old token.
+    const topology = await startTopology('split', { env: { SWITCHYARD_INTERNAL_TOKEN: `${oldToken},${newToken}` } });
+    const started: SwitchyardProcess[] = [];
+    const stopAll = async () => {
+      await Promise.all(started.map((process) => process.stop()));
+      await topology.stop();
+    };
+    onTestFinished(stopAll);
+    const [catalog, stepOneRouter] = topology.processes as [SwitchyardProcess, SwitchyardProcess];
+    // Ready only once its first catalog poll was served: the start is the router/ingress → catalog hop.
+    const start = async (target: 'router' | 'ingress', tokens: string, routerUrl?: string) => {
+      const env = { SWITCHYARD_INTERNAL_TOKEN: tokens, SWITCHYARD_CATALOG_URL: catalog.url, ...(routerUrl === undefined ? {} : { SWITCHYARD_ROUTER_URL: routerUrl }) };
+      const process = await startSwitchyard(target, { port: await getFreePort(), env });
+      started.push(process);
+      return process;
+    };
+    const stepTwoRouter = await start('router', `${newToken},${oldToken}`);
+    const stepOneIngress = await start('ingress', `${oldToken},${newToken}`, stepTwoRouter.url);
+    const stepTwoIngress = await start('ingress', `${newToken},${oldToken}`, stepOneRouter.url);
+
+    expect(await chatThrough(stepOneIngress, 'old token to a rolled router')).toContain('old token to a rolled router');
+    expect(await chatThrough(stepTwoIngress, 'new token to a router not rolled yet')).toContain('new token to a router not rolled yet');
+
+    await stopAll();
+    const output = [topology.output(), ...started.map((process) => process.output())].join('\n');
+    for (const unwanted of ['refused', 'catalog poll failed', oldToken, newToken]) expect(output).not.toContain(unwanted);
   });
 });
