@@ -7,6 +7,7 @@ import { convertToCanonicalUsage, missingUsage } from './convert-usage.ts';
 import { errorFromUpstreamChunk } from './errors.ts';
 import { mapToCanonicalFinishReason } from './map-finish-reason.ts';
 import { isChatChunk } from './is-chat-chunk.ts';
+import { readTextDelta } from './read-text-delta.ts';
 import type { ChatChunk, ChatChunkToolCall } from './response-schema.ts';
 
 /**
@@ -102,6 +103,10 @@ export function createStreamDecoder(): StreamDecoder {
         const parts: StreamPart[] = [];
         finish(parts);
         return parts;
+      }
+      if (started) {
+        const text = readTextDelta(event);
+        if (text !== undefined) return text === '' ? [] : [{ type: 'text-delta', text }];
       }
       const chunk = readStreamChunk(event);
       if (chunk instanceof GatewayError) return fail(chunk);
