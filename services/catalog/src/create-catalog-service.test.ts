@@ -266,7 +266,8 @@ describe('catalog replicas on one Redis', () => {
     expect(two.service.isReady()).toBe(true);
     const served = await snapshotRequest(two.url, `version=${applied.version - 1}`);
     expect(served.status).toBe(200);
-    expect(two.service.source.current().snapshot).toEqual(one.service.source.current().snapshot);
+    // Both replicas converge; one learns of a version two's reload announced through Redis.
+    await vi.waitFor(() => expect(two.service.source.current().snapshot).toEqual(one.service.source.current().snapshot), { timeout: 2_000, interval: 10 });
   });
 });
 
