@@ -75,7 +75,11 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
   function liveLeases(key: string, at: number): Map<string, number> | undefined {
     const held = leases.get(key);
     if (held === undefined) return undefined;
-    for (const [requestId, expiresAt] of held) if (expiresAt <= at) held.delete(requestId);
+    // forEach rather than a destructuring for…of: this runs on every admission, over every open
+    // request of the scope, and the loop's entry arrays were a fifth of the admission's garbage.
+    held.forEach((expiresAt, requestId) => {
+      if (expiresAt <= at) held.delete(requestId);
+    });
     if (held.size === 0) leases.delete(key);
     return held.size === 0 ? undefined : held;
   }
