@@ -1,8 +1,9 @@
 import { Queue } from 'bullmq';
 import { USAGE_JOB_OPTIONS } from './usage-job-options.ts';
-import { USAGE_JOB_NAME, USAGE_QUEUE_NAME, usageEventSchema, usageJobId, type UsageEvent } from './usage-event.ts';
+import { USAGE_JOB_NAME, USAGE_QUEUE_NAME, usageJobId, type UsageEvent } from './usage-event.ts';
 import type { UsageDropReason, UsageSink, UsageSinkCallbacks } from './usage-sink.ts';
 import { callSafely } from './call-safely.ts';
+import { parseUsageEvent } from './is-usage-event.ts';
 
 export interface BullmqUsageSinkOptions extends UsageSinkCallbacks {
   redisUrl: string;
@@ -155,7 +156,7 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
           drop(1, 'closed');
           return SETTLED;
         }
-        const parsed = usageEventSchema.safeParse(event);
+        const parsed = parseUsageEvent(event);
         if (!parsed.success) {
           drop(1, 'invalid');
           report(parsed.error);

@@ -1,8 +1,9 @@
 import { priceUsageEvent, type PriceLookup } from './prices.ts';
 import type { UsageAggregator } from './usage-aggregator.ts';
-import { usageEventSchema, type UsageEvent } from './usage-event.ts';
+import { type UsageEvent } from './usage-event.ts';
 import type { UsageSink, UsageSinkCallbacks } from './usage-sink.ts';
 import { callSafely } from './call-safely.ts';
+import { parseUsageEvent } from './is-usage-event.ts';
 
 export interface MemoryUsageSinkOptions extends UsageSinkCallbacks {
   /** Prices events without a cost, as the worker would. Without it they cost what they carry. */
@@ -52,7 +53,7 @@ export function createMemoryUsageSink(aggregator: UsageAggregator, options: Memo
           callSafely(() => options.onDrop?.(1, 'closed'));
           return SETTLED;
         }
-        const parsed = usageEventSchema.safeParse(event);
+        const parsed = parseUsageEvent(event);
         if (!parsed.success) {
           callSafely(() => options.onDrop?.(1, 'invalid'));
           callSafely(() => options.onError?.(parsed.error));
