@@ -1,6 +1,6 @@
 import { priceUsageEvent, type PriceLookup } from './prices.ts';
 import type { UsageAggregator } from './usage-aggregator.ts';
-import { type UsageEvent } from './usage-event.ts';
+import type { UsageEvent } from './usage-event.ts';
 import type { UsageSink, UsageSinkCallbacks } from './usage-sink.ts';
 import { callSafely } from './call-safely.ts';
 import { parseUsageEvent } from './is-usage-event.ts';
