@@ -29,31 +29,20 @@ const DEFAULT_FLUSH_INTERVAL_MS = 1000;
  * JSON logs on stdout, written off the event loop in batches. An unbatched asynchronous write
  * per line cost every request a thread-pool round trip (futex wakes, an eventfd write and read:
  * two thirds of the extra system calls of a request over the null proxy). A line waits at most
- * the flush interval (1 s by default); what is buffered is flushed synchronously when the process exits (pino does that
- * for its own destinations), so only a SIGKILL can lose the last second of lines.
+ * the flush interval (1 s by default); what is buffered is flushed synchronously when the
+ * process exits (pino does that for its own destinations), so only a SIGKILL can lose the last
+ * second of lines.
  */
 export function createLogger(options: { level?: string; name?: string } = {}): Logger {
-  const destination = pino.destination({ sync: false, minLength: BATCH_BYTES });
-  let unflushed = false;
+  // sonic-boom's own periodic flush bounds how long a line waits in the batch.
+  const destination = pino.destination({ sync: false, minLength: BATCH_BYTES, periodicFlush: flushIntervalMs() });
   const config: LoggerOptions = {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
     redact: { paths: REDACT, censor: '[redacted]' },
     base: options.name === undefined ? {} : { target: options.name },
     // trace_id / span_id of the active span, so a log line leads to its trace.
     mixin: traceLogFields,
-    hooks: {
-      streamWrite: (line) => {
-        unflushed = true;
-        return line;
-      },
-    },
   };
-  setInterval(() => {
-    if (!unflushed) return;
-    unflushed = false;
-    // With a callback a destroyed destination reports instead of throwing; there is nothing to do about it here.
-    destination.flush(() => undefined);
-  }, flushIntervalMs()).unref();
   return pino(config, destination);
 }
 
