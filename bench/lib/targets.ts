@@ -107,7 +107,7 @@ export async function startTarget(id: TargetId, simulatorUrl: string, nodeArgs: 
       // Both pass the client's chat-completions body through to the simulator.
       const port = await freePort();
       const script = id === 'null' ? NULL_PROXY : STACK_FLOOR;
-      const started = startProcess(TARGET_TITLES[id], process.execPath, [script, '--port', String(port), '--host', '127.0.0.1', '--upstream', simulatorUrl], {
+      const started = startProcess(TARGET_TITLES[id], process.execPath, [...nodeArgs, script, '--port', String(port), '--host', '127.0.0.1', '--upstream', simulatorUrl], {
         cpu: TARGET_CPU,
       });
       const url = `http://127.0.0.1:${port}`;
