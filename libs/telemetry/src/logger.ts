@@ -1,5 +1,6 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
-import { traceLogFields } from './tracing.ts';
+import { BatchedLineWriter } from './batched-line-writer.ts';
+import { isTracingConfigured, traceLogFields } from './tracing.ts';
 
 export type { Logger } from 'pino';
 
@@ -29,19 +30,18 @@ const DEFAULT_FLUSH_INTERVAL_MS = 1000;
  * JSON logs on stdout, written off the event loop in batches. An unbatched asynchronous write
  * per line cost every request a thread-pool round trip (futex wakes, an eventfd write and read:
  * two thirds of the extra system calls of a request over the null proxy). A line waits at most
- * the flush interval (1 s by default); what is buffered is flushed synchronously when the
- * process exits (pino does that for its own destinations), so only a SIGKILL can lose the last
- * second of lines.
+ * the flush interval (1 s by default); what is buffered is written synchronously when the
+ * process exits, so only a SIGKILL can lose the last second of lines.
  */
 export function createLogger(options: { level?: string; name?: string } = {}): Logger {
-  // sonic-boom's own periodic flush bounds how long a line waits in the batch.
-  const destination = pino.destination({ sync: false, minLength: BATCH_BYTES, periodicFlush: flushIntervalMs() });
+  const destination = new BatchedLineWriter(1, { minBytes: BATCH_BYTES, flushIntervalMs: flushIntervalMs() });
   const config: LoggerOptions = {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
     redact: { paths: REDACT, censor: '[redacted]' },
     base: options.name === undefined ? {} : { target: options.name },
-    // trace_id / span_id of the active span, so a log line leads to its trace.
-    mixin: traceLogFields,
+    // trace_id / span_id of the active span, so a log line leads to its trace. Without tracing
+    // there is never one, and the mixin would only copy every line's fields for nothing.
+    ...(isTracingConfigured() ? { mixin: traceLogFields } : {}),
   };
   return pino(config, destination);
 }
