@@ -32,4 +32,12 @@ describe('rate-limit keys', () => {
     });
     expect(keyScopeKeys('acme', 'ci').tokens).toBe('sy:{t:acme}:k:ci:tpm');
   });
+
+  it('should hand out the same frozen names for the same ids, and different ones for different ids', () => {
+    expect(tenantScopeKeys('acme')).toBe(tenantScopeKeys('acme'));
+    expect(keyScopeKeys('acme', 'ci')).toBe(keyScopeKeys('acme', 'ci'));
+    expect(keyScopeKeys('acme', 'ci')).not.toBe(keyScopeKeys('acme', 'cd'));
+    expect(keyScopeKeys('other', 'ci').requests).toBe('sy:{t:other}:k:ci:rpm');
+    expect(Object.isFrozen(tenantScopeKeys('acme'))).toBe(true);
+  });
 });

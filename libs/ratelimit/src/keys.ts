@@ -30,12 +30,40 @@ export interface ScopeKeys {
   budget: string;
 }
 
+/**
+ * Names are asked for on every admission, release and reconcile, for the same few tenants and
+ * keys: kept rather than rebuilt (eight strings a request). Ids come from the catalog, so the
+ * caches are as large as it; starting over past the bound keeps churning ids from growing them.
+ */
+const MAX_CACHED_TENANTS = 10_000;
+const tenantKeys = new Map<string, ScopeKeys>();
+/** tenant id → key id → names. */
+const apiKeyKeys = new Map<string, Map<string, ScopeKeys>>();
+
 export function tenantScopeKeys(tenantId: string): ScopeKeys {
-  return scopeKeys(`${tenantPrefix(tenantId)}:`);
+  let keys = tenantKeys.get(tenantId);
+  if (keys === undefined) {
+    if (tenantKeys.size >= MAX_CACHED_TENANTS) tenantKeys.clear();
+    keys = scopeKeys(`${tenantPrefix(tenantId)}:`);
+    tenantKeys.set(tenantId, keys);
+  }
+  return keys;
 }
 
 export function keyScopeKeys(tenantId: string, keyId: string): ScopeKeys {
-  return scopeKeys(`${tenantPrefix(tenantId)}:k:${encodeURIComponent(keyId)}:`);
+  let ofTenant = apiKeyKeys.get(tenantId);
+  if (ofTenant === undefined) {
+    if (apiKeyKeys.size >= MAX_CACHED_TENANTS) apiKeyKeys.clear();
+    ofTenant = new Map();
+    apiKeyKeys.set(tenantId, ofTenant);
+  }
+  let keys = ofTenant.get(keyId);
+  if (keys === undefined) {
+    if (ofTenant.size >= MAX_CACHED_TENANTS) ofTenant.clear();
+    keys = scopeKeys(`${tenantPrefix(tenantId)}:k:${encodeURIComponent(keyId)}:`);
+    ofTenant.set(keyId, keys);
+  }
+  return keys;
 }
 
 function tenantPrefix(tenantId: string): string {
@@ -43,10 +71,11 @@ function tenantPrefix(tenantId: string): string {
 }
 
 function scopeKeys(prefix: string): ScopeKeys {
-  return {
+  // Shared between callers: frozen so that none can rename another's keys.
+  return Object.freeze({
     requests: `${prefix}rpm`,
     tokens: `${prefix}tpm`,
     concurrency: `${prefix}conc`,
     budget: `${prefix}budget`,
-  };
+  });
 }
