@@ -1,5 +1,6 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { BoundedLabel } from './bounded-label.ts';
+import { FastCounter, FastGauge, FastHistogram } from './fast-metrics.ts';
 
 /** 10 ms to 10 min: LLM calls range from cached one-liners to long reasoning streams. */
 const LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -21,80 +22,80 @@ export class Metrics {
   readonly tenantLabel: BoundedLabel;
   readonly modelLabel: BoundedLabel;
 
-  readonly requestDuration: Histogram<'format' | 'upstream' | 'model' | 'stream'>;
-  readonly timeToFirstToken: Histogram<'format' | 'upstream' | 'model' | 'stream'>;
-  readonly requests: Counter<'format' | 'model' | 'status_class'>;
-  readonly tokens: Counter<'format' | 'model' | 'tenant' | 'kind'>;
-  readonly upstreamDuration: Histogram<'provider'>;
-  readonly upstreamErrors: Counter<'provider' | 'kind'>;
-  readonly rateLimited: Counter<'tenant' | 'limit'>;
-  readonly inflight: Gauge<'target'>;
-  readonly translationDuration: Histogram<'pair'>;
+  readonly requestDuration: FastHistogram<'format' | 'upstream' | 'model' | 'stream'>;
+  readonly timeToFirstToken: FastHistogram<'format' | 'upstream' | 'model' | 'stream'>;
+  readonly requests: FastCounter<'format' | 'model' | 'status_class'>;
+  readonly tokens: FastCounter<'format' | 'model' | 'tenant' | 'kind'>;
+  readonly upstreamDuration: FastHistogram<'provider'>;
+  readonly upstreamErrors: FastCounter<'provider' | 'kind'>;
+  readonly rateLimited: FastCounter<'tenant' | 'limit'>;
+  readonly inflight: FastGauge<'target'>;
+  readonly translationDuration: FastHistogram<'pair'>;
   readonly retries: Counter<'provider'>;
   readonly fallbacks: Counter<'model'>;
   readonly limiterDegraded: Gauge;
   readonly circuitState: Gauge<'deployment'>;
   readonly usageEventsDropped: Counter<'reason'>;
   readonly usageQueueDepth: Gauge;
-  readonly tenantRequests: Counter<'tenant' | 'status_class'>;
+  readonly tenantRequests: FastCounter<'tenant' | 'status_class'>;
 
   constructor(options: MetricsOptions = {}) {
     this.tenantLabel = new BoundedLabel(options.maxTenants ?? 500);
     this.modelLabel = new BoundedLabel(options.maxModels ?? 200);
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'switchyard_process_' });
-    this.requestDuration = new Histogram({
+    this.requestDuration = new FastHistogram({
       name: 'switchyard_request_duration_seconds',
       help: 'Time from request to the last byte of the answer, by client format.',
       labelNames: ['format', 'upstream', 'model', 'stream'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.timeToFirstToken = new Histogram({
+    this.timeToFirstToken = new FastHistogram({
       name: 'switchyard_time_to_first_token_seconds',
       help: 'Time from request to the first content byte sent to the client.',
       labelNames: ['format', 'upstream', 'model', 'stream'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.requests = new Counter({
+    this.requests = new FastCounter({
       name: 'switchyard_requests_total',
       help: 'Answered requests by client format, model and status class.',
       labelNames: ['format', 'model', 'status_class'],
       registers,
     });
-    this.tokens = new Counter({
+    this.tokens = new FastCounter({
       name: 'switchyard_tokens_total',
       help: 'Tokens by client format, model, tenant and kind (input, output, cached, reasoning).',
       labelNames: ['format', 'model', 'tenant', 'kind'],
       registers,
     });
-    this.upstreamDuration = new Histogram({
+    this.upstreamDuration = new FastHistogram({
       name: 'switchyard_upstream_duration_seconds',
       help: 'Upstream attempt duration by provider: from sending the request to the response headers (or the failure).',
       labelNames: ['provider'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.upstreamErrors = new Counter({
+    this.upstreamErrors = new FastCounter({
       name: 'switchyard_upstream_errors_total',
       help: 'Failed upstream calls by provider and error kind.',
       labelNames: ['provider', 'kind'],
       registers,
     });
-    this.rateLimited = new Counter({
+    this.rateLimited = new FastCounter({
       name: 'switchyard_rate_limited_total',
       help: 'Requests refused by the limiter, by tenant and limit.',
       labelNames: ['tenant', 'limit'],
       registers,
     });
-    this.inflight = new Gauge({
+    this.inflight = new FastGauge({
       name: 'switchyard_inflight_requests',
       help: 'Requests being served now.',
       labelNames: ['target'],
       registers,
     });
-    this.translationDuration = new Histogram({
+    this.translationDuration = new FastHistogram({
       name: 'switchyard_translation_duration_seconds',
       help: 'Time spent translating requests and answers, by client→upstream format pair.',
       labelNames: ['pair'],
@@ -130,7 +131,7 @@ export class Metrics {
       help: 'Usage events waiting for a worker (BullMQ waiting + delayed jobs), sampled by workers.',
       registers,
     });
-    this.tenantRequests = new Counter({
+    this.tenantRequests = new FastCounter({
       name: 'switchyard_tenant_requests_total',
       help: 'Answered requests per tenant and status class (tenant label capped; overflow is `other`).',
       labelNames: ['tenant', 'status_class'],
