@@ -153,3 +153,12 @@ describe('fast metrics', () => {
     expect(json.find((metric) => metric.name === 'switchyard_inflight_requests')?.values).toEqual([{ value: 1, labels: { target: 'router' } }]);
   });
 });
+
+describe('Metrics.statusClass', () => {
+  it('names the class of every status, those past 5xx included', () => {
+    const metrics = new Metrics();
+    expect([100, 200, 204, 301, 404, 429, 500, 503, 599, 600].map((status) => metrics.statusClass(status))).toEqual([
+      '1xx', '2xx', '2xx', '3xx', '4xx', '4xx', '5xx', '5xx', '5xx', '6xx',
+    ]);
+  });
+});

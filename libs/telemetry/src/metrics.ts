@@ -151,4 +151,12 @@ export class Metrics {
   model(raw: string): string {
     return this.modelLabel.value(raw);
   }
+
+  /** The `status_class` label of an HTTP status: `2xx`, `4xx`, … */
+  statusClass(status: number): string {
+    return STATUS_CLASSES[Math.floor(status / 100)] ?? `${Math.floor(status / 100)}xx`;
+  }
 }
+
+/** Spelled out once rather than built twice a request. */
+const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];

@@ -301,13 +301,14 @@ export function createRouter(options: RouterOptions): Router {
       },
       'request',
     );
-    metrics.requests.inc({ format, model, status_class: `${Math.floor(outcome.status / 100)}xx` });
+    const statusClass = metrics.statusClass(outcome.status);
+    metrics.requests.inc({ format, model, status_class: statusClass });
     metrics.requestDuration.observe({ format, upstream: upstreamProtocol, model, stream }, seconds);
     if (outcome.firstByteAt !== undefined) {
       metrics.timeToFirstToken.observe({ format, upstream: upstreamProtocol, model, stream }, (outcome.firstByteAt - request.receivedAt) / 1000);
     }
     const tenant = metrics.tenant(request.identity.tenantId);
-    metrics.tenantRequests.inc({ tenant, status_class: `${Math.floor(outcome.status / 100)}xx` });
+    metrics.tenantRequests.inc({ tenant, status_class: statusClass });
     const usage = outcome.usage;
     if (usage.inputTokens > 0) metrics.tokens.inc({ format, model, tenant, kind: 'input' }, usage.inputTokens);
     if (usage.outputTokens > 0) metrics.tokens.inc({ format, model, tenant, kind: 'output' }, usage.outputTokens);
