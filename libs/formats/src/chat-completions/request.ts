@@ -6,7 +6,7 @@ import { convertToCanonicalResponseFormat, convertToChatResponseFormat } from '.
 import { convertToCanonicalMessages } from './convert-to-canonical-messages.ts';
 import { convertToChatMessages } from './convert-to-chat-messages.ts';
 import { convertToCanonicalTools, convertToChatToolChoice, convertToChatTools } from './convert-tools.ts';
-import { chatRequestSchema } from './schema.ts';
+import { parseChatRequest } from './is-chat-request.ts';
 
 const FORMAT = 'chat-completions';
 
@@ -40,7 +40,7 @@ const CANONICAL_FIELDS = new Set([
 const MERGED_FIELDS = new Set(['tools', 'stream_options']);
 
 export function requestToCanonical(body: unknown, context: RequestContext): CanonicalRequest {
-  const parsed = chatRequestSchema.safeParse(body);
+  const parsed = parseChatRequest(body);
   if (!parsed.success) throw zodErrorToGatewayError(parsed.error);
   const chat = parsed.data;
   const tools = convertToCanonicalTools(chat);
