@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,7 +61,16 @@ tenants:
 `;
 }
 
-const SWITCHYARD_ENV = { LOG_LEVEL: 'info', SWITCHYARD_SHUTDOWN_GRACE_MS: '2000', NODE_ENV: 'production' };
+/** Switchyard runs with the Node flags its image sets, read from the recipe so the two cannot drift. */
+function imageNodeOptions(): string {
+  const recipe = readFileSync(join(ROOT, 'deploy/Dockerfile'), 'utf8');
+  const options = /NODE_OPTIONS=(\S+)/.exec(recipe)?.[1];
+  if (options === undefined) throw new Error('deploy/Dockerfile sets no NODE_OPTIONS');
+  return options;
+}
+
+const SIMULATOR_ENV = { LOG_LEVEL: 'info', SWITCHYARD_SHUTDOWN_GRACE_MS: '2000', NODE_ENV: 'production' };
+const SWITCHYARD_ENV = { ...SIMULATOR_ENV, NODE_OPTIONS: imageNodeOptions() };
 
 async function switchyard(
   target: string,
@@ -81,7 +90,7 @@ async function switchyard(
 /** The upstream simulator (on the load core): every target's upstream, and the direct target's twin. */
 export async function startSimulator(cpu: string = LOAD_CPU): Promise<{ started: Started; url: string }> {
   const port = await freePort();
-  const started = startProcess('simulator', process.execPath, [BIN, 'simulator', '--port', String(port), '--host', '127.0.0.1'], { cpu, env: SWITCHYARD_ENV });
+  const started = startProcess('simulator', process.execPath, [BIN, 'simulator', '--port', String(port), '--host', '127.0.0.1'], { cpu, env: SIMULATOR_ENV });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(started, `${url}/_sim/stats`);
   return { started, url };
