@@ -4,7 +4,8 @@ import type { EncodedRequest, RequestContext, UpstreamTarget } from '../wire-for
 import { convertMessagesFromCanonical, convertMessagesToCanonical } from './convert-messages.ts';
 import { convertThinkingToCanonical, encodeThinking } from './convert-thinking.ts';
 import { convertToolChoiceToCanonical, convertToolsToCanonical, encodeTools, SERVER_TOOLS_FIELD } from './convert-tools.ts';
-import { messagesRequestSchema, type CountTokensRequest } from './schema.ts';
+import { parseMessagesRequest } from './is-messages-request.ts';
+import type { CountTokensRequest } from './schema.ts';
 
 /** Used when neither the client nor the catalog names an output limit; messages requires one (§12.1). */
 const DEFAULT_MAX_TOKENS = 4096;
@@ -64,7 +65,7 @@ export function convertRequestToCanonical(body: CountTokensRequest, context: Req
 }
 
 export function requestToCanonical(body: unknown, context: RequestContext): CanonicalRequest {
-  const parsed = messagesRequestSchema.safeParse(body);
+  const parsed = parseMessagesRequest(body);
   if (!parsed.success) throw zodErrorToGatewayError(parsed.error);
   const request = convertRequestToCanonical(parsed.data, context);
   request.maxOutputTokens = parsed.data.max_tokens;
