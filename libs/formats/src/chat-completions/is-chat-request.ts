@@ -155,10 +155,10 @@ const request = looseObject({ model: isString, messages: arrayOf(message, 1) }, 
  * True when `value` is a body `chatRequestSchema` accepts and would return unchanged: the
  * common shapes (text and tool conversations, sampling settings, function tools), each bound
  * of the schema checked; anything else is false and left to the schema. Its parse copies the
- * whole body: for the benchmark's one-message body, three of the four kilobytes and two thirds
- * of the time `requestToCanonical` took. The schema stays the definition; a property test
- * holds the two together. What JSON cannot make (named properties on arrays, symbol keys,
- * accessors) is not looked for.
+ * whole body: for the benchmark's one-message body, two thirds of what `requestToCanonical`
+ * allocated and of its time. The schema stays the definition; a property test holds the two
+ * together. What JSON cannot make (named properties on arrays, symbol keys, accessors) is not
+ * looked for.
  */
 export function isExactChatRequest(value: unknown): value is ChatRequest {
   return request(value);
