@@ -1,70 +1,9 @@
+import { arrayOf, between, byKey, either, intFrom, isBoolean, isRecordOfUnknown, isString, literal, looseObject, nullish, type Check } from '../shared/shape-checks.ts';
 import { chatRequestSchema, type ChatRequest } from './schema.ts';
 
-type Check = (value: unknown) => boolean;
-
-/** zod's copy is a plain object holding what its `for…in` found, inherited keys included. */
-const isPlain = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-
-/** A loose object: `required` must hold, `optional` holds when present, other keys pass as zod passes them. */
-const looseObject = (required: Record<string, Check>, optional: Record<string, Check> = {}): Check => {
-  const requiredChecks = Object.entries(required);
-  const optionalChecks = new Map(Object.entries(optional));
-  return (value) => {
-    if (!isPlain(value)) return false;
-    for (const [key, check] of requiredChecks) if (!check(value[key])) return false;
-    for (const key in value) {
-      // JSON.parse makes `__proto__` an own key; zod leaves it out of its copy.
-      if (key === '__proto__') return false;
-      const check = optionalChecks.get(key);
-      if (check !== undefined && !check(value[key])) return false;
-    }
-    return true;
-  };
-};
-
-/** Keyed on the discriminator, like `z.discriminatedUnion`; an unlisted value is left to zod. */
-const byKey = (key: string, options: Record<string, Check>): Check => {
-  const checks = new Map(Object.entries(options));
-  return (value) => {
-    if (!isPlain(value)) return false;
-    const discriminator = value[key];
-    const check = typeof discriminator === 'string' ? checks.get(discriminator) : undefined;
-    return check !== undefined && check(value);
-  };
-};
-
-const nullish =
-  (check: Check): Check =>
-  (value) =>
-    value === undefined || value === null || check(value);
-const either =
-  (...checks: Check[]): Check =>
-  (value) =>
-    checks.some((check) => check(value));
-/** `every` would skip the holes of a sparse array, which zod reads as `undefined`. */
-const arrayOf =
-  (check: Check, minLength = 0): Check =>
-  (value) => {
-    if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype || value.length < minLength) return false;
-    for (let index = 0; index < value.length; index++) if (!check(value[index])) return false;
-    return true;
-  };
-const literal =
-  (...allowed: string[]): Check =>
-  (value) =>
-    allowed.includes(value as string);
-const between =
-  (min: number, max: number): Check =>
-  (value) =>
-    typeof value === 'number' && value >= min && value <= max;
-/** zod's `int` is a safe integer. */
-const isInt: Check = (value) => Number.isSafeInteger(value);
-const isPositiveInt: Check = (value) => isInt(value) && (value as number) >= 1;
-const isString: Check = (value) => typeof value === 'string';
-const isBoolean: Check = (value) => typeof value === 'boolean';
-/** `z.record(z.string(), z.unknown())`: its values are not rebuilt, only its own keys copied. */
-const isRecordOfUnknown = looseObject({});
+/** zod's `int`, any safe integer. */
+const isInt = intFrom(Number.MIN_SAFE_INTEGER);
+const isPositiveInt = intFrom(1);
 /** For the deprecated function-calling fields: present and not null, they go to zod. */
 const leftToZod: Check = () => false;
 

@@ -1,82 +1,16 @@
 import type { z } from 'zod';
+import { arrayOf, between, byKey, either, intFrom, isBoolean, isRecordOfUnknown, isString, literal, looseObject, nullish, type Check } from '../shared/shape-checks.ts';
 import { messagesRequestSchema } from './schema.ts';
 
 type MessagesRequest = z.output<typeof messagesRequestSchema>;
-type Check = (value: unknown) => boolean;
-
-/** zod's copy is a plain object holding what its `for…in` found, inherited keys included. */
-const isPlain = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-
-/**
- * A loose object: `required` must hold, `optional` holds when present, other keys pass as zod
- * passes them. A present `undefined` passes only `nullish`: behind `.optional()` zod keeps some
- * and refuses others, and JSON never sends one.
- */
-const looseObject = (required: Record<string, Check>, optional: Record<string, Check> = {}): Check => {
-  const requiredChecks = Object.entries(required);
-  const optionalChecks = new Map(Object.entries(optional));
-  return (value) => {
-    if (!isPlain(value)) return false;
-    for (const [key, check] of requiredChecks) if (!check(value[key])) return false;
-    for (const key in value) {
-      // JSON.parse makes `__proto__` an own key; zod leaves it out of its copy.
-      if (key === '__proto__') return false;
-      const check = optionalChecks.get(key);
-      if (check !== undefined && !check(value[key])) return false;
-    }
-    return true;
-  };
-};
 
 /**
  * Keyed on `type`, like the schema's `discriminatedUnion`s and `blockOf`; an unlisted type
  * (which `blockOf` would turn into an `unsupported` block) is left to zod.
  */
-const byType = (options: Record<string, Check>): Check => {
-  const checks = new Map(Object.entries(options));
-  return (value) => {
-    if (!isPlain(value)) return false;
-    const check = typeof value.type === 'string' ? checks.get(value.type) : undefined;
-    return check !== undefined && check(value);
-  };
-};
-
-const nullish =
-  (check: Check): Check =>
-  (value) =>
-    value === undefined || value === null || check(value);
-const either =
-  (...checks: Check[]): Check =>
-  (value) =>
-    checks.some((check) => check(value));
-/** `every` would skip the holes of a sparse array, which zod reads as `undefined`. */
-const arrayOf =
-  (check: Check): Check =>
-  (value) => {
-    if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false;
-    for (let index = 0; index < value.length; index++) if (!check(value[index])) return false;
-    return true;
-  };
-const literal =
-  (...allowed: string[]): Check =>
-  (value) =>
-    allowed.includes(value as string);
-const between =
-  (min: number, max: number): Check =>
-  (value) =>
-    typeof value === 'number' && value >= min && value <= max;
-/** zod's `int` is a safe integer. */
-const intFrom =
-  (min: number): Check =>
-  (value) =>
-    Number.isSafeInteger(value) && (value as number) >= min;
-const isString: Check = (value) => typeof value === 'string';
-const isBoolean: Check = (value) => typeof value === 'boolean';
+const byType = (options: Record<string, Check>): Check => byKey('type', options);
 /** `z.unknown()` in a loose object: anything, but the key must be there. */
 const isPresent: Check = (value) => value !== undefined;
-/** `z.record(z.string(), z.unknown())`: its values are not rebuilt, only its own keys copied. */
-const isRecordOfUnknown = looseObject({});
 
 const textBlock = looseObject({ type: literal('text'), text: isString });
 const textContent = either(isString, arrayOf(textBlock));

@@ -1,0 +1,83 @@
+/**
+ * Combinators for the request guards (`is-chat-request.ts`, `is-messages-request.ts`): checks in
+ * place that a body is one the format's zod schema would return unchanged, so that zod — whose
+ * parse copies the whole body — runs only for bodies the guard cannot vouch for. Every check is
+ * stricter than or equal to its zod counterpart; when in doubt a check says no and zod decides.
+ */
+export type Check = (value: unknown) => boolean;
+
+/** zod's copy is a plain object holding what its `for…in` found, inherited keys included. */
+export const isPlain = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+
+/**
+ * A loose object: `required` must hold, `optional` holds when present, other keys pass as zod
+ * passes them. A present `undefined` passes only `nullish`: behind `.optional()` zod keeps some
+ * and refuses others, and JSON never sends one.
+ */
+export const looseObject = (required: Record<string, Check>, optional: Record<string, Check> = {}): Check => {
+  const requiredChecks = Object.entries(required);
+  const optionalChecks = new Map(Object.entries(optional));
+  return (value) => {
+    if (!isPlain(value)) return false;
+    for (const [key, check] of requiredChecks) if (!check(value[key])) return false;
+    for (const key in value) {
+      // JSON.parse makes `__proto__` an own key; zod leaves it out of its copy.
+      if (key === '__proto__') return false;
+      const check = optionalChecks.get(key);
+      if (check !== undefined && !check(value[key])) return false;
+    }
+    return true;
+  };
+};
+
+/** Keyed on a discriminator, like `z.discriminatedUnion`; an unlisted value is left to zod. */
+export const byKey = (key: string, options: Record<string, Check>): Check => {
+  const checks = new Map(Object.entries(options));
+  return (value) => {
+    if (!isPlain(value)) return false;
+    const discriminator = value[key];
+    const check = typeof discriminator === 'string' ? checks.get(discriminator) : undefined;
+    return check !== undefined && check(value);
+  };
+};
+
+export const nullish =
+  (check: Check): Check =>
+  (value) =>
+    value === undefined || value === null || check(value);
+
+export const either =
+  (...checks: Check[]): Check =>
+  (value) =>
+    checks.some((check) => check(value));
+
+/** `every` would skip the holes of a sparse array, which zod reads as `undefined`. */
+export const arrayOf =
+  (check: Check, minLength = 0): Check =>
+  (value) => {
+    if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype || value.length < minLength) return false;
+    for (let index = 0; index < value.length; index++) if (!check(value[index])) return false;
+    return true;
+  };
+
+export const literal =
+  (...allowed: string[]): Check =>
+  (value) =>
+    allowed.includes(value as string);
+
+export const between =
+  (min: number, max: number): Check =>
+  (value) =>
+    typeof value === 'number' && value >= min && value <= max;
+
+/** zod's `int` is a safe integer. */
+export const intFrom =
+  (min: number): Check =>
+  (value) =>
+    Number.isSafeInteger(value) && (value as number) >= min;
+
+export const isString: Check = (value) => typeof value === 'string';
+export const isBoolean: Check = (value) => typeof value === 'boolean';
+/** `z.record(z.string(), z.unknown())`: its values are not rebuilt, only its own keys copied. */
+export const isRecordOfUnknown = looseObject({});
