@@ -1,22 +1,12 @@
-import { GatewayError } from '@switchyard/canonical';
 import type { CanonicalRequest } from '@switchyard/canonical';
 import { describe, expect, it } from 'vitest';
+import { caught } from '../shared/test-support.ts';
 import { requestFromCanonical, requestToCanonical } from './request.ts';
 
 const user = { role: 'user', content: 'Hi' } as const;
 
 function decode(body: Record<string, unknown>): CanonicalRequest {
   return requestToCanonical(body, {});
-}
-
-function caught(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (error) {
-    if (GatewayError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a GatewayError');
 }
 
 describe('requestToCanonical', () => {

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { GatewayError } from '@switchyard/canonical';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { caught, mutatedLike } from '../shared/test-support.ts';
 import { SCENARIOS } from '../../../../bench/lib/scenarios.ts';
 import { isExactMessagesRequest } from './is-messages-request.ts';
 import { requestToCanonical } from './request.ts';
@@ -118,43 +118,8 @@ const anyValue = fc.oneof(
   fc.constantFrom(-1, -0, 0, 0.5, 1, 1.5, 2, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER + 1),
 );
 
-type Container = Record<string, unknown> | unknown[];
-
-/** Every object and array in `value`, and every slot (container and key) they hold. */
-function collect(value: unknown, containers: Container[] = [], slots: [Container, string][] = []) {
-  if (typeof value !== 'object' || value === null) return { containers, slots };
-  const container = value as Container;
-  containers.push(container);
-  for (const key of Object.keys(container)) {
-    slots.push([container, key]);
-    collect((container as Record<string, unknown>)[key], containers, slots);
-  }
-  return { containers, slots };
-}
-
-const mutation = fc.tuple(fc.constantFrom('replace', 'delete', 'add', 'add __proto__', 'drop prototype'), fc.nat(), anyValue);
-
 /** A valid body with up to two changes anywhere in it. */
-const requestLike = fc.tuple(validRequest, fc.array(mutation, { maxLength: 2 })).map(([valid, mutations]) => {
-  const body = structuredClone(valid);
-  for (const [kind, at, shared] of mutations) {
-    // The arbitraries hand out one `{}` and one `[]`, which later changes would alter.
-    const value = structuredClone(shared);
-    const { containers, slots } = collect(body);
-    const [container, key] = slots[at % slots.length] as [Container, string];
-    const target = containers[at % containers.length] as Container;
-    if (kind === 'replace') (container as Record<string, unknown>)[key] = value;
-    else if (kind === 'delete' && Array.isArray(container)) container.splice(Number(key), 1);
-    else if (kind === 'delete') delete container[key as keyof Container];
-    else if (Array.isArray(target)) {
-      // JSON gives arrays elements only, and the check does not look for anything else on them.
-      if (kind === 'add') target.push(value);
-    } else if (kind === 'drop prototype') Object.setPrototypeOf(target, null);
-    // Assignment to __proto__ would set the prototype; JSON.parse makes an own key, as this does.
-    else Object.defineProperty(target, kind === 'add' ? 'x_added' : '__proto__', { value, enumerable: true, writable: true, configurable: true });
-  }
-  return body;
-});
+const requestLike = mutatedLike(validRequest, anyValue);
 
 /** The JSON body the official SDK sends for `params`. */
 async function sentByAnthropic(params: Anthropic.MessageCreateParams): Promise<unknown> {
@@ -180,16 +145,6 @@ async function sentByAnthropic(params: Anthropic.MessageCreateParams): Promise<u
   });
   await client.messages.create(params);
   return sent;
-}
-
-function caught(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (error) {
-    if (GatewayError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a GatewayError');
 }
 
 const user = { role: 'user', content: 'Hi' } as const;
