@@ -1,37 +1,12 @@
 import fc from 'fast-check';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { caught, mutatedLike } from '../shared/test-support.ts';
+import { caught, mutatedLike, nullable, numberIn, object, rarely, text } from '../shared/test-support.ts';
 import { SCENARIOS } from '../../../../bench/lib/scenarios.ts';
 import { isExactChatRequest } from './is-chat-request.ts';
 import { requestToCanonical } from './request.ts';
 import { chatRequestSchema } from './schema.ts';
 
-type Arbitraries = Record<string, fc.Arbitrary<unknown>>;
-
-const OMITTED = Symbol('omitted');
-
-/** An object with all `required` fields and about a third of the `optional` ones. */
-function object(required: Arbitraries, optional: Arbitraries = {}): fc.Arbitrary<Record<string, unknown>> {
-  const sometimes = Object.entries(optional).map(([key, arbitrary]) => [
-    key,
-    fc.oneof({ arbitrary: fc.constant(OMITTED), weight: 2 }, { arbitrary, weight: 1 }),
-  ]);
-  return fc
-    .record({ ...required, ...Object.fromEntries(sometimes) })
-    .map((fields) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== OMITTED)));
-}
-
-const rarely = <T, U = T>(common: fc.Arbitrary<T>, rare: fc.Arbitrary<U>) => fc.oneof({ arbitrary: common, weight: 6 }, { arbitrary: rare, weight: 1 });
-const nullable = <T>(arbitrary: fc.Arbitrary<T>) => rarely(arbitrary, fc.constant(null));
-const text = fc.string({ maxLength: 4 });
-/** The distance to the next double away from zero: a bound just crossed. */
-const step = (bound: number) => Math.max(Math.abs(bound) * Number.EPSILON, Number.MIN_VALUE);
-const numberIn = (min: number, max: number) =>
-  rarely(
-    fc.oneof(fc.double({ min, max, noNaN: true }), fc.constantFrom(min, max, -0)),
-    fc.constantFrom(min - step(min), max + step(max), min - 0.5, max + 0.5, Number.NaN, Number.POSITIVE_INFINITY),
-  );
 const notSafeInt = [0.5, Number.MAX_SAFE_INTEGER + 1, -Number.MAX_SAFE_INTEGER - 1, Number.NaN] as const;
 const positiveInt = rarely(fc.oneof(fc.integer({ min: 1, max: 4_096 }), fc.constant(Number.MAX_SAFE_INTEGER)), fc.constantFrom(0, -1, -0, ...notSafeInt));
 const int = rarely(fc.oneof(fc.integer(), fc.constantFrom(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)), fc.constantFrom(...notSafeInt));

@@ -1,37 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { caught, mutatedLike } from '../shared/test-support.ts';
+import { caught, mutatedLike, nullable, numberIn, object, OMITTED, rarely, text } from '../shared/test-support.ts';
 import { SCENARIOS } from '../../../../bench/lib/scenarios.ts';
 import { isExactMessagesRequest } from './is-messages-request.ts';
 import { requestToCanonical } from './request.ts';
 import { messagesRequestSchema } from './schema.ts';
 
-type Arbitraries = Record<string, fc.Arbitrary<unknown>>;
-
-const OMITTED = Symbol('omitted');
-
-/** An object with the `required` fields (but those drawn as `OMITTED`) and about a third of the `optional` ones. */
-function object(required: Arbitraries, optional: Arbitraries = {}): fc.Arbitrary<Record<string, unknown>> {
-  const sometimes = Object.entries(optional).map(([key, arbitrary]) => [
-    key,
-    fc.oneof({ arbitrary: fc.constant(OMITTED), weight: 2 }, { arbitrary, weight: 1 }),
-  ]);
-  return fc
-    .record({ ...required, ...Object.fromEntries(sometimes) })
-    .map((fields) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== OMITTED)));
-}
-
-const rarely = <T, U = T>(common: fc.Arbitrary<T>, rare: fc.Arbitrary<U>) => fc.oneof({ arbitrary: common, weight: 6 }, { arbitrary: rare, weight: 1 });
-const nullable = <T>(arbitrary: fc.Arbitrary<T>) => rarely(arbitrary, fc.constant(null));
-const text = fc.string({ maxLength: 4 });
-/** The distance to the next double away from zero: a bound just crossed. */
-const step = (bound: number) => Math.max(Math.abs(bound) * Number.EPSILON, Number.MIN_VALUE);
-const numberIn = (min: number, max: number) =>
-  rarely(
-    fc.oneof(fc.double({ min, max, noNaN: true }), fc.constantFrom(min, max, -0)),
-    fc.constantFrom(min - step(min), max + step(max), min - 0.5, max + 0.5, Number.NaN, Number.POSITIVE_INFINITY, null),
-  );
 const intFrom = (min: number) =>
   rarely(
     fc.oneof(fc.integer({ min, max: 4_096 }), fc.constantFrom(min, Number.MAX_SAFE_INTEGER, -0)),

@@ -13,6 +13,34 @@ export function caught(run: () => unknown): GatewayError {
   throw new Error('expected a GatewayError');
 }
 
+type Arbitraries = Record<string, fc.Arbitrary<unknown>>;
+
+/** Drawn for a field, leaves it out of the object. */
+export const OMITTED = Symbol('omitted');
+
+/** An object with the `required` fields (but those drawn as `OMITTED`) and about a third of the `optional` ones. */
+export function object(required: Arbitraries, optional: Arbitraries = {}): fc.Arbitrary<Record<string, unknown>> {
+  const sometimes = Object.entries(optional).map(([key, arbitrary]) => [
+    key,
+    fc.oneof({ arbitrary: fc.constant(OMITTED), weight: 2 }, { arbitrary, weight: 1 }),
+  ]);
+  return fc
+    .record({ ...required, ...Object.fromEntries(sometimes) })
+    .map((fields) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== OMITTED)));
+}
+
+export const rarely = <T, U = T>(common: fc.Arbitrary<T>, rare: fc.Arbitrary<U>) => fc.oneof({ arbitrary: common, weight: 6 }, { arbitrary: rare, weight: 1 });
+export const nullable = <T>(arbitrary: fc.Arbitrary<T>) => rarely(arbitrary, fc.constant(null));
+export const text = fc.string({ maxLength: 4 });
+/** The distance to the next double away from zero: a bound just crossed. */
+const step = (bound: number) => Math.max(Math.abs(bound) * Number.EPSILON, Number.MIN_VALUE);
+/** Mostly numbers within the bounds, rarely ones just past them, NaN, infinity or null. */
+export const numberIn = (min: number, max: number) =>
+  rarely(
+    fc.oneof(fc.double({ min, max, noNaN: true }), fc.constantFrom(min, max, -0)),
+    fc.constantFrom(min - step(min), max + step(max), min - 0.5, max + 0.5, Number.NaN, Number.POSITIVE_INFINITY, null),
+  );
+
 type Container = Record<string, unknown> | unknown[];
 
 /** Every object and array in `value`, and every slot (container and key) they hold. */
