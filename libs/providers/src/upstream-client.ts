@@ -1,4 +1,7 @@
-import { Agent, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
+import { dispatchUpstream, type UpstreamResponse } from './upstream-response.ts';
+
+export type { UpstreamBody, UpstreamResponse } from './upstream-response.ts';
 
 export interface UpstreamRequest {
   origin: string;
@@ -31,17 +34,20 @@ export class UpstreamClient {
     });
   }
 
-  send(request: UpstreamRequest): Promise<Dispatcher.ResponseData> {
-    return this.#agent.request({
-      origin: request.origin,
-      path: request.path,
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      signal: request.signal,
-      headersTimeout: request.headersTimeoutMs,
-      bodyTimeout: request.bodyTimeoutMs,
-    });
+  send(request: UpstreamRequest): Promise<UpstreamResponse> {
+    return dispatchUpstream(
+      this.#agent,
+      {
+        origin: request.origin,
+        path: request.path,
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+        headersTimeout: request.headersTimeoutMs,
+        bodyTimeout: request.bodyTimeoutMs,
+      },
+      request.signal,
+    );
   }
 
   close(): Promise<void> {

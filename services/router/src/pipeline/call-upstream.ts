@@ -1,7 +1,6 @@
 import { GatewayError } from '@switchyard/canonical';
 import type { WireFormat } from '@switchyard/formats';
-import type { UpstreamClient, UpstreamEndpoint } from '@switchyard/providers';
-import type { Dispatcher } from 'undici';
+import type { UpstreamClient, UpstreamEndpoint, UpstreamResponse } from '@switchyard/providers';
 
 export interface UpstreamTimeouts {
   /** Until the upstream's response headers arrive (covers time to first token of most vendors). */
@@ -27,7 +26,7 @@ export async function callUpstream(options: {
   extraHeaders: Record<string, string>;
   signal: AbortSignal;
   timeouts: Pick<UpstreamTimeouts, 'headersMs' | 'idleMs'>;
-}): Promise<Dispatcher.ResponseData> {
+}): Promise<UpstreamResponse> {
   const { endpoint, format } = options;
   const apiKey = endpoint.nextApiKey();
   const headers: Record<string, string> = {
@@ -63,7 +62,7 @@ export function transportError(error: unknown, signal: AbortSignal): GatewayErro
 }
 
 /** Reads an upstream's error answer as JSON when it is JSON, as text otherwise. */
-export async function readErrorBody(response: Dispatcher.ResponseData): Promise<unknown> {
+export async function readErrorBody(response: UpstreamResponse): Promise<unknown> {
   const text = await response.body.text();
   try {
     return JSON.parse(text);

@@ -1,8 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { errorKindForStatus, GatewayError, type CanonicalUsage } from '@switchyard/canonical';
 import type { CatalogIndex, ModelRecord } from '@switchyard/catalog-client';
-import type { UpstreamClient, UpstreamEndpoint } from '@switchyard/providers';
-import type { Dispatcher } from 'undici';
+import type { UpstreamClient, UpstreamEndpoint, UpstreamResponse } from '@switchyard/providers';
 import { backoffDelay, DEFAULT_RETRY, sleep } from '../routing/backoff.ts';
 import { candidateModels } from '../routing/candidate-models.ts';
 import { chooseDeployment } from '../routing/choose-deployment.ts';
@@ -147,7 +146,7 @@ function circuitPolicy(model: ModelRecord): CircuitPolicy {
   return breaker === undefined ? {} : { failureThreshold: breaker.failures, cooldownMs: breaker.cooldownMs };
 }
 
-type AttemptResult = { kind: 'answer'; upstream: Dispatcher.ResponseData } | { kind: 'retry'; error: GatewayError };
+type AttemptResult = { kind: 'answer'; upstream: UpstreamResponse } | { kind: 'retry'; error: GatewayError };
 
 /**
  * Sends one attempt. A retryable failure is reported back (and counted against the
@@ -174,7 +173,7 @@ async function attemptOnce(
   const remaining = Math.max(1, Math.floor(deadline - performance.now()));
   const started = performance.now();
   health.begin(key);
-  let upstream: Dispatcher.ResponseData;
+  let upstream: UpstreamResponse;
   try {
     upstream = await callUpstream({
       client: dependencies.upstream,
@@ -213,7 +212,7 @@ async function attemptOnce(
 async function answer(
   dependencies: GenerateDependencies,
   exchange: Exchange,
-  upstream: Dispatcher.ResponseData,
+  upstream: UpstreamResponse,
   response: ServerResponse,
   settle: SettleAnswer,
 ): Promise<ExchangeOutcome> {
@@ -324,7 +323,7 @@ function buildUpstreamBody(dependencies: GenerateDependencies, exchange: Exchang
 
 async function relayUpstreamError(
   exchange: Exchange,
-  upstream: Dispatcher.ResponseData,
+  upstream: UpstreamResponse,
   response: ServerResponse,
   headers: Record<string, string>,
 ): Promise<ExchangeOutcome> {
@@ -343,7 +342,7 @@ async function relayUpstreamError(
 }
 
 /** The upstream's error as a GatewayError, keeping its retry-after for the client. */
-function upstreamError(exchange: Exchange, upstream: Dispatcher.ResponseData, body: unknown): GatewayError {
+function upstreamError(exchange: Exchange, upstream: UpstreamResponse, body: unknown): GatewayError {
   const error = exchange.upstreamFormat.errors.fromUpstream(upstream.statusCode, body);
   const retryAfter = Number(upstream.headers['retry-after']);
   if (!Number.isFinite(retryAfter) || retryAfter <= 0 || error.retryAfterSeconds !== undefined) return error;

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { CanonicalResponse, CanonicalUsage, GatewayError, StreamPart } from '@switchyard/canonical';
 import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse';
 import type { StreamDecoder } from '@switchyard/formats';
-import type { Dispatcher } from 'undici';
+import type { UpstreamResponse } from '@switchyard/providers';
 import { StreamAccumulator } from './accumulate-stream.ts';
 import type { ActiveStreams } from './active-streams.ts';
 import { clientResponseContext } from './response-context.ts';
@@ -56,7 +56,7 @@ export interface StreamOptions {
  */
 export async function streamAnswer(
   exchange: Exchange,
-  upstream: Dispatcher.ResponseData,
+  upstream: UpstreamResponse,
   response: ServerResponse,
   headers: Record<string, string>,
   options: StreamOptions,
@@ -162,7 +162,7 @@ export async function streamAnswer(
   });
   try {
     for await (const chunk of upstream.body) {
-      parser.push(chunk as Buffer);
+      parser.push(chunk);
       if (!finished) flush();
     }
     parser.end();

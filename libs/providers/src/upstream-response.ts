@@ -1,0 +1,239 @@
+import { errors, type Dispatcher } from 'undici';
+
+/** What the router reads of an upstream answer's body: whole, or chunk by chunk. */
+export interface UpstreamBody {
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+  [Symbol.asyncIterator](): AsyncIterator<Buffer>;
+  /** Aborts the upstream request; a pending read throws `error` (undici's RequestAbortedError without one). */
+  destroy(error?: Error): void;
+}
+
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: UpstreamBody;
+}
+
+/** Unread bytes at which the socket stops being read: the highWaterMark undici's BodyReadable had. */
+const HIGH_WATER_MARK = 64 * 1024;
+
+interface Waiter<T> {
+  resolve: (value: T) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Dispatches one request and answers once its headers arrive. It stands in for undici's
+ * `request()`, whose AsyncResource, callback-to-promise wrapper and Readable body showed in
+ * profiles of every upstream call: here one object is both the dispatch handler and the body,
+ * queuing chunks for an iterating reader (pausing the socket past the high-water mark) or
+ * collecting them for `text()`. Errors and aborts surface as they did through `request()` and
+ * BodyReadable (the same error objects), so callers map them unchanged.
+ */
+export function dispatchUpstream(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<UpstreamResponse> {
+  return new Promise((resolve, reject) => {
+    dispatcher.dispatch(options, new UpstreamAnswer(signal, resolve, reject));
+  });
+}
+
+class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterator<Buffer> {
+  #resolve: ((response: UpstreamResponse) => void) | null;
+  #reject: ((error: Error) => void) | null;
+  /** Listened to until the reader is done or the body failed: as with BodyReadable, an abort fails even a body already received but not yet read. */
+  #signal: AbortSignal | null = null;
+  #controller: Dispatcher.DispatchController | null = null;
+  /** Why the signal aborted before the request had a controller to abort. */
+  #reason: Error | null = null;
+
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+  /** The upstream sent the whole body. */
+  #ended = false;
+  /** The reader has seen the end: nothing more can happen to this body. */
+  #done = false;
+  #error: Error | null = null;
+  #reading: 'no' | 'text' | 'chunks' = 'no';
+  /** A `text()` waiting for the end, or a `next()` for the next chunk. */
+  #waiter: Waiter<string> | Waiter<IteratorResult<Buffer>> | null = null;
+
+  constructor(signal: AbortSignal, resolve: (response: UpstreamResponse) => void, reject: (error: Error) => void) {
+    this.#resolve = resolve;
+    this.#reject = reject;
+    if (signal.aborted) {
+      this.#reason = abortReason(signal);
+    } else {
+      this.#signal = signal;
+      signal.addEventListener('abort', this.#onAbort);
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (this.#reason !== null) {
+      controller.abort(this.#reason);
+      return;
+    }
+    this.#controller = controller;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // 1xx (100-continue, early hints) only precede the answer.
+    if (statusCode < 200) return;
+    const resolve = this.#resolve;
+    this.#resolve = null;
+    this.#reject = null;
+    resolve?.({ statusCode, headers, body: this });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    // Aborted or destroyed: what was already in flight has no reader.
+    if (this.#error !== null) return;
+    if (this.#reading === 'chunks' && this.#waiter !== null) {
+      const waiter = this.#waiter as Waiter<IteratorResult<Buffer>>;
+      this.#waiter = null;
+      waiter.resolve({ value: chunk, done: false });
+      return;
+    }
+    this.#chunks.push(chunk);
+    this.#bytes += chunk.length;
+    // text() wants it all anyway; a body not read yet, or read slowly, must not take in all the upstream sends.
+    if (this.#reading !== 'text' && this.#bytes >= HIGH_WATER_MARK) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.#ended = true;
+    const waiter = this.#waiter;
+    if (waiter === null) return;
+    this.#waiter = null;
+    this.#finish();
+    if (this.#reading === 'text') (waiter as Waiter<string>).resolve(this.#decode());
+    else (waiter as Waiter<IteratorResult<Buffer>>).resolve({ value: undefined, done: true });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    const reject = this.#reject;
+    if (reject === null) {
+      this.#fail(error);
+      return;
+    }
+    this.#resolve = null;
+    this.#reject = null;
+    this.#unlisten();
+    reject(error);
+  }
+
+  text(): Promise<string> {
+    const refused = this.#use('text');
+    if (refused !== undefined) return refused;
+    if (this.#ended) {
+      this.#finish();
+      return Promise.resolve(this.#decode());
+    }
+    if (this.#controller?.paused === true) this.#controller.resume();
+    return new Promise<string>((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+    });
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<Buffer>> {
+    if (this.#reading !== 'chunks') {
+      const refused = this.#use('chunks');
+      if (refused !== undefined) return refused;
+    } else if (this.#error !== null) {
+      return Promise.reject(this.#error);
+    }
+    const chunk = this.#chunks.shift();
+    if (chunk !== undefined) {
+      this.#bytes -= chunk.length;
+      // Caught up: let the socket fill the queue while this chunk is handled.
+      if (this.#bytes === 0 && this.#controller?.paused === true) this.#controller.resume();
+      return Promise.resolve({ value: chunk, done: false });
+    }
+    if (this.#ended) {
+      this.#finish();
+      return Promise.resolve({ value: undefined, done: true });
+    }
+    return new Promise<IteratorResult<Buffer>>((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+    });
+  }
+
+  /** A reader leaving the loop early (break, throw) no longer wants the rest: abort it as BodyReadable's iterator did. */
+  return(): Promise<IteratorResult<Buffer>> {
+    this.destroy();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  destroy(error?: Error): void {
+    if (this.#done || this.#error !== null) return;
+    const reason = error ?? new errors.RequestAbortedError();
+    this.#fail(reason);
+    this.#controller?.abort(reason);
+  }
+
+  /** A body is read one way, once; like BodyReadable's, a second read, or a read after a failure, is refused. */
+  #use(reading: 'text' | 'chunks'): Promise<never> | undefined {
+    if (this.#error !== null) {
+      this.#reading = reading;
+      return Promise.reject(this.#error);
+    }
+    if (this.#reading !== 'no' || this.#done) return Promise.reject(new TypeError('unusable'));
+    this.#reading = reading;
+    return undefined;
+  }
+
+  #onAbort = (): void => {
+    const signal = this.#signal as AbortSignal;
+    const reason = abortReason(signal);
+    if (this.#controller === null) {
+      this.#reason = reason;
+      return;
+    }
+    // Before headers this rejects the send (through onResponseError); after them it fails the body.
+    if (this.#reject === null) this.#fail(reason);
+    this.#controller.abort(reason);
+  };
+
+  #fail(error: Error): void {
+    if (this.#done || this.#error !== null) return;
+    this.#error = error;
+    this.#chunks = [];
+    this.#bytes = 0;
+    this.#unlisten();
+    const waiter = this.#waiter;
+    this.#waiter = null;
+    waiter?.reject(error);
+  }
+
+  #finish(): void {
+    this.#done = true;
+    this.#unlisten();
+  }
+
+  #unlisten(): void {
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#signal = null;
+  }
+
+  /** Decoded once from all chunks, so a character split across two of them stays whole; a BOM is dropped as BodyReadable did. */
+  #decode(): string {
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.#bytes);
+    this.#bytes = 0;
+    const bom = bytes.length > 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+    return bytes.toString('utf8', bom ? 3 : 0);
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return (signal.reason as Error | undefined) ?? new errors.RequestAbortedError();
+}
