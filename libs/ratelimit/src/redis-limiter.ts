@@ -3,6 +3,7 @@ import { decodeAdmitReply, defineRateLimitCommands, encodeFlag, encodeLimits, en
 import { DEFAULT_LEASE_MS, STORE_RETRY_AFTER_MS } from './constants.ts';
 import { keyScopeKeys, tenantScopeKeys } from './keys.ts';
 import type { AdmissionRequest, AdmissionResult, Limiter, LimitScope, LimitSet, ReconcileRequest, RefusedLimit, ReleaseRequest } from './limiter.ts';
+import { createCallBound } from './call-bound.ts';
 import { createMemoryLimiter } from './memory-limiter.ts';
 import { assertAdmittedAt, assertLimitSet, hasAnyLimit, hasBudget, tokenCost, tokenDelta } from './validate-request.ts';
 
@@ -86,6 +87,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
   });
   defineRateLimitCommands(redis);
   const firstReady = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  const withinBound = createCallBound(timeoutMs, () => new Error(`Redis did not answer within ${timeoutMs} ms`));
 
   const setDegraded = (value: boolean, error?: unknown): void => {
     if (degraded === value) return;
@@ -108,10 +110,10 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     if (Date.now() < skipStoreUntil) return 'failed';
     // Right after start the connection is still being made; without an offline queue a call
     // would fail, so the first calls wait for it, within the same bound.
-    if (redis.status !== 'ready') await withinBound(firstReady, timeoutMs).catch(() => undefined);
+    if (redis.status !== 'ready') await withinBound(firstReady).catch(() => undefined);
     try {
       // Slots released during the outage are freed first, so this very call can use them.
-      const value = await withinBound(pendingReleases.size > 0 ? replayReleases().then(call) : call(), timeoutMs);
+      const value = await withinBound(pendingReleases.size > 0 ? replayReleases().then(call) : call());
       setDegraded(false);
       return { value };
     } catch (error) {
@@ -228,7 +230,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
       }
     },
 
-    ready: () => withinBound(firstReady, startupWaitMs).catch(() => undefined),
+    ready: () => createCallBound(startupWaitMs, () => new Error('Redis not ready'))(firstReady).catch(() => undefined),
 
     async close(): Promise<void> {
       await fallback.close();
@@ -255,26 +257,4 @@ function firstRateLimit(limits: LimitSet, scope: LimitScope): { limit: RefusedLi
 
 function withoutBudgets({ rpm, tpm, concurrency }: LimitSet): LimitSet {
   return { ...(rpm !== undefined && { rpm }), ...(tpm !== undefined && { tpm }), ...(concurrency !== undefined && { concurrency }) };
-}
-
-/**
- * `work`, or a rejection once `ms` have passed. The verdict waits for one more turn of the
- * event loop after the timer (setImmediate runs after the I/O poll), so a reply that arrived
- * while this process was busy — a cold start, a burst of requests to parse — is read first.
- * Timers run before I/O in each turn: without that turn, a loop stalled for longer than the
- * bound would time out every call in flight, answer them from the per-process fallback and
- * admit past the shared limit although Redis had answered at once.
- */
-function withinBound<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let immediate: NodeJS.Immediate | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      immediate = setImmediate(() => reject(new Error(`Redis did not answer within ${ms} ms`)));
-    }, ms);
-  });
-  return Promise.race([work, late]).finally(() => {
-    clearTimeout(timer);
-    if (immediate !== undefined) clearImmediate(immediate);
-  });
 }

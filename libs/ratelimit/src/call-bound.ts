@@ -1,0 +1,77 @@
+interface BoundedCall {
+  deadline: number;
+  settled: boolean;
+  reject: (error: Error) => void;
+}
+
+/** Past this many settled calls at the head, the queue drops them in one go. */
+const COMPACT_AT = 1024;
+
+/**
+ * Bounds calls to `ms` each, with one timer for all of them rather than one per call: every
+ * call gets the same bound, so deadlines come in the order calls start, and only the oldest
+ * pending call's deadline needs a timer. The limiter makes up to three Redis calls a request;
+ * a timer, a race and a `finally` for each were a fifth of its garbage.
+ *
+ * The verdict waits for one more turn of the event loop after the timer (setImmediate runs
+ * after the I/O poll), so a reply that arrived while this process was busy — a cold start, a
+ * burst of requests to parse — is read first. Timers run before I/O in each turn: without that
+ * turn, a loop stalled for longer than the bound would time out every call in flight, answer
+ * them from the per-process fallback and admit past the shared limit although Redis had
+ * answered at once.
+ */
+export function createCallBound(ms: number, describe: () => Error): <T>(work: Promise<T>) => Promise<T> {
+  const calls: BoundedCall[] = [];
+  let head = 0;
+  let timer: NodeJS.Timeout | undefined;
+
+  function arm(): void {
+    while (head < calls.length && (calls[head] as BoundedCall).settled) head++;
+    if (head === calls.length) {
+      calls.length = 0;
+      head = 0;
+      return;
+    }
+    if (head >= COMPACT_AT) {
+      calls.splice(0, head);
+      head = 0;
+    }
+    timer ??= setTimeout(expire, Math.max(0, (calls[head] as BoundedCall).deadline - performance.now()));
+  }
+
+  function expire(): void {
+    setImmediate(() => {
+      timer = undefined;
+      const now = performance.now();
+      while (head < calls.length) {
+        const call = calls[head] as BoundedCall;
+        if (!call.settled) {
+          if (call.deadline > now) break;
+          call.settled = true;
+          call.reject(describe());
+        }
+        head++;
+      }
+      arm();
+    });
+  }
+
+  return <T>(work: Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const call: BoundedCall = { deadline: performance.now() + ms, settled: false, reject };
+      calls.push(call);
+      arm();
+      work.then(
+        (value) => {
+          if (call.settled) return;
+          call.settled = true;
+          resolve(value);
+        },
+        (error: unknown) => {
+          if (call.settled) return;
+          call.settled = true;
+          reject(error as Error);
+        },
+      );
+    });
+}
