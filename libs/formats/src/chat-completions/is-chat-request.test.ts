@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { caught, mutatedLike, nullable, numberIn, object, rarely, text } from '../shared/test-support.ts';
+import { caught, mutatedLike, nullable, numberIn, object, rarely, text } from '../testing/test-support.ts';
 import { SCENARIOS } from '../../../../bench/lib/scenarios.ts';
 import { isExactChatRequest } from './is-chat-request.ts';
 import { requestToCanonical } from './request.ts';

@@ -1,6 +1,6 @@
 import type { CanonicalRequest } from '@switchyard/canonical';
 import { describe, expect, it } from 'vitest';
-import { caught } from '../shared/test-support.ts';
+import { caught } from '../testing/test-support.ts';
 import { requestFromCanonical, requestToCanonical } from './request.ts';
 
 const user = { role: 'user', content: 'Hi' } as const;

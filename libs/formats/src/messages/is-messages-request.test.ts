@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { caught, mutatedLike, nullable, numberIn, object, OMITTED, rarely, text } from '../shared/test-support.ts';
+import { caught, mutatedLike, nullable, numberIn, object, OMITTED, rarely, text } from '../testing/test-support.ts';
 import { SCENARIOS } from '../../../../bench/lib/scenarios.ts';
 import { isExactMessagesRequest } from './is-messages-request.ts';
 import { requestToCanonical } from './request.ts';
