@@ -1,5 +1,6 @@
-import { GatewayError, type CanonicalRequest } from '@switchyard/canonical';
+import type { CanonicalRequest } from '@switchyard/canonical';
 import { describe, expect, it } from 'vitest';
+import { caught } from '../testing/test-support.ts';
 import { requestFromCanonical, requestToCanonical } from './request.ts';
 
 const context = { model: 'gemini-2.5-flash', stream: false };
@@ -10,16 +11,6 @@ function roundTrip(body: Record<string, unknown>): Record<string, unknown> {
 
 function canonical(overrides: Partial<CanonicalRequest>): CanonicalRequest {
   return { model: 'fast-chat', stream: false, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], ...overrides };
-}
-
-function thrown(action: () => unknown): GatewayError {
-  try {
-    action();
-  } catch (error) {
-    if (GatewayError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a GatewayError');
 }
 
 const weatherTool = {
@@ -368,7 +359,7 @@ describe('requestToCanonical', () => {
 
   it('should answer out-of-bounds values with a 400 naming the param', () => {
     const param = (body: Record<string, unknown>) => {
-      const error = thrown(() => requestToCanonical(body, context));
+      const error = caught(() => requestToCanonical(body, context));
       return { status: error.status, param: error.param };
     };
     const contents = [{ parts: [{ text: 'Hi' }] }];
@@ -382,7 +373,7 @@ describe('requestToCanonical', () => {
   });
 
   it('should require the model from the URL', () => {
-    expect(thrown(() => requestToCanonical({ contents: [{ parts: [{ text: 'Hi' }] }] }, {})).param).toBe('model');
+    expect(caught(() => requestToCanonical({ contents: [{ parts: [{ text: 'Hi' }] }] }, {})).param).toBe('model');
   });
 });
 
@@ -471,7 +462,7 @@ describe('requestFromCanonical', () => {
       { role: 'user', parts: [{ functionResponse: { id: 'call_1', name: 'count', response: { output: '[1,2]' } } }] },
     ]);
     const orphan = canonical({ messages: [{ role: 'tool', content: [{ type: 'tool-result', callId: 'call_9', content: 'x' }] }] });
-    expect(thrown(() => requestFromCanonical(orphan)).param).toBe('messages[0].content[0]');
+    expect(caught(() => requestFromCanonical(orphan)).param).toBe('messages[0].content[0]');
   });
 
   it('should replay signatures only to their own vendor and drop empty parts and the turns they empty', () => {
@@ -559,10 +550,10 @@ describe('requestFromCanonical', () => {
     expect(requestFromCanonical(image('data:image/gif;base64,R0lG')).body.contents).toEqual([
       { role: 'user', parts: [{ inlineData: { mimeType: 'image/gif', data: 'R0lG' } }] },
     ]);
-    const error = thrown(() => requestFromCanonical(image('https://example.test/render')));
+    const error = caught(() => requestFromCanonical(image('https://example.test/render')));
     expect({ status: error.status, param: error.param }).toEqual({ status: 400, param: 'messages[0].content[0]' });
     const foreignFile = canonical({ messages: [{ role: 'user', content: [{ type: 'file', source: { kind: 'file-id', fileId: 'file-abc' } }] }] });
-    expect(thrown(() => requestFromCanonical(foreignFile)).param).toBe('messages[0].content[0]');
+    expect(caught(() => requestFromCanonical(foreignFile)).param).toBe('messages[0].content[0]');
   });
 
   it('should encode the tool choice table of protocols.md §10.3 with sanitised schemas', () => {
@@ -641,11 +632,11 @@ describe('requestFromCanonical', () => {
     );
     expect(body.container).toBeUndefined();
     expect(warnings).toHaveLength(2);
-    expect(thrown(() => requestFromCanonical(canonical({ n: 2 }))).param).toBe('n');
+    expect(caught(() => requestFromCanonical(canonical({ n: 2 }))).param).toBe('n');
   });
 
   it('should fail when nothing but system text is left to send', () => {
-    const error = thrown(() => requestFromCanonical(canonical({ messages: [{ role: 'system', content: [{ type: 'text', text: 'x' }] }] })));
+    const error = caught(() => requestFromCanonical(canonical({ messages: [{ role: 'system', content: [{ type: 'text', text: 'x' }] }] })));
     expect(error.param).toBe('messages');
   });
 });
