@@ -1,5 +1,9 @@
+import type { Principal } from '@switchyard/catalog-client';
+import { createMemoryLimiter, type LimitSet, type Limiter } from '@switchyard/ratelimit';
+import { Metrics } from '@switchyard/telemetry';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { estimateTokensFromBytes, formatDuration, rateLimitHeaders } from './admission.ts';
+import { estimateTokensFromBytes, formatDuration, rateLimitHeaders, registerAdmission } from './admission.ts';
 
 describe('admission helpers', () => {
   it('should format durations as OpenAI does', () => {
@@ -31,5 +35,43 @@ describe('admission helpers', () => {
   it('should estimate at least one token', () => {
     expect(estimateTokensFromBytes(0)).toBe(1);
     expect(estimateTokensFromBytes(400)).toBe(100);
+  });
+});
+
+describe('admission hook', () => {
+  /** An ingress with only the admission hook, a fixed principal and the real memory limiter, counting releases. */
+  async function admitTwice(tenantLimits: LimitSet, keyLimits: LimitSet): Promise<{ statuses: number[]; releases: number }> {
+    const limiter = createMemoryLimiter();
+    let releases = 0;
+    const counting: Limiter = { ...limiter, release: (request) => (releases++, limiter.release(request)) };
+    const principal = {
+      tenant: { id: 'acme', models: ['*'], limits: tenantLimits },
+      key: { id: 'ci', tenantId: 'acme', sha256: '0'.repeat(64), limits: keyLimits },
+    } as Principal;
+    const app = Fastify();
+    app.decorateRequest('principal', undefined);
+    app.addHook('onRequest', async (request) => {
+      request.principal = principal;
+    });
+    registerAdmission(app, { limiter: counting, metrics: new Metrics() });
+    app.post('/v1/chat/completions', { config: { ingress: { format: 'chat-completions', operation: 'generate' } } }, async () => ({ ok: true }));
+    // One after the other: with a limit of one slot, the second is admitted only if the first gave its slot back.
+    const statuses: number[] = [];
+    for (let request = 0; request < 2; request++) {
+      statuses.push((await app.inject({ method: 'POST', url: '/v1/chat/completions', payload: { model: 'm' } })).statusCode);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await app.close();
+    await limiter.close();
+    return { statuses, releases };
+  }
+
+  it('should give a concurrency slot back when the response closes', async () => {
+    expect(await admitTwice({ concurrency: 1 }, {})).toEqual({ statuses: [200, 200], releases: 2 });
+    expect(await admitTwice({}, { concurrency: 1 })).toEqual({ statuses: [200, 200], releases: 2 });
+  });
+
+  it('should ask the store nothing more when no concurrency limit took a slot', async () => {
+    expect(await admitTwice({ rpm: 100, tpm: 100_000 }, { rpm: 50 })).toEqual({ statuses: [200, 200], releases: 0 });
   });
 });

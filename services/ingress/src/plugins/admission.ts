@@ -43,6 +43,10 @@ export function registerAdmission(app: FastifyInstance, options: { limiter: Limi
     }
     request.admittedAt = result.admittedAt;
     for (const name in headers) reply.raw.setHeader(name, headers[name] as string);
+    // Only a concurrency limit takes a slot at admission (decided on these same limits), so
+    // only then is there one to give back: without one a release would be a store round
+    // trip for nothing.
+    if (principal.tenant.limits.concurrency === undefined && principal.key.limits.concurrency === undefined) return;
     // `close` comes once per response: `on` spares the wrapper `once` allocates.
     reply.raw.on('close', () => {
       void limiter.release(identity);
