@@ -71,8 +71,9 @@ export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOption
       markers.set(plan.markerKey, at + retention.markerTtlMs);
       forgetMarkers(at);
       for (const [field, amount] of plan.increments) {
-        increment(plan.dayKey, plan.dayExpiresAt, plan.fieldPrefix + field, amount, at);
-        increment(plan.monthKey, plan.monthExpiresAt, plan.fieldPrefix + field, amount, at);
+        const name = plan.fieldPrefix + field;
+        increment(plan.dayKey, plan.dayExpiresAt, name, amount, at);
+        increment(plan.monthKey, plan.monthExpiresAt, name, amount, at);
       }
       return true;
     },

@@ -12,6 +12,23 @@ describe('usage periods', () => {
     expect(utcDay(lateEvening + 1)).toBe('2027-02-01');
   });
 
+  it('should name any sequence of instants as formatting each one would', () => {
+    // The names are kept per day: instants of the same, neighbouring and distant days, in any order.
+    const instant = fc.oneof(
+      fc.integer({ min: Date.parse('2026-11-30T00:00:00Z'), max: Date.parse('2026-12-01T23:59:59.999Z') }),
+      fc.integer({ min: -5_000_000_000_000, max: 5_000_000_000_000 }),
+    );
+    fc.assert(
+      fc.property(fc.array(instant, { minLength: 1, maxLength: 20 }), (instants) => {
+        for (const at of instants) {
+          const text = new Date(at).toISOString();
+          expect(utcDay(at)).toBe(text.slice(0, 10));
+          expect(utcMonth(at)).toBe(text.slice(0, 7));
+        }
+      }),
+    );
+  });
+
   it('should parse real days only', () => {
     expect(parseDay('2028-02-29')).toBe(Date.UTC(2028, 1, 29));
     expect(parseDay('2027-02-29')).toBeUndefined();

@@ -6,14 +6,34 @@
 const DAY_MS = 86_400_000;
 const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/**
+ * The last day asked for and its names: every usage event is filed under its day and month,
+ * and nearly all of them under the same ones, so the date is formatted once a day rather than
+ * twice an event.
+ */
+let cachedDay = Number.NaN;
+let cachedDayText = '';
+let cachedMonthText = '';
+
+function nameDay(epochMs: number): void {
+  const day = Math.floor(epochMs / DAY_MS);
+  if (day === cachedDay) return;
+  const text = new Date(day * DAY_MS).toISOString();
+  cachedDay = day;
+  cachedDayText = text.slice(0, 10);
+  cachedMonthText = text.slice(0, 7);
+}
+
 /** `YYYY-MM-DD` of an instant, in UTC. */
 export function utcDay(epochMs: number): string {
-  return new Date(epochMs).toISOString().slice(0, 10);
+  nameDay(epochMs);
+  return cachedDayText;
 }
 
 /** `YYYY-MM` of an instant, in UTC. */
 export function utcMonth(epochMs: number): string {
-  return new Date(epochMs).toISOString().slice(0, 7);
+  nameDay(epochMs);
+  return cachedMonthText;
 }
 
 /** The start of a `YYYY-MM-DD` day in ms, or undefined when the text is not a real calendar day. */
