@@ -17,6 +17,26 @@ describe('budgetPeriods', () => {
     expect(budgetPeriods(Date.UTC(2026, 11, 31, 12))).toMatchObject({ month: 2026 * 12 + 11, msUntilNextMonth: 12 * 3_600_000 });
   });
 
+  it('should answer any sequence of moments as computing each one afresh would', () => {
+    // The calendar is kept per day: moments of the same, neighbouring and distant days, in any order.
+    const fresh = (now: number) => {
+      const date = new Date(now);
+      const day = Math.floor(now / 86_400_000);
+      return {
+        day,
+        month: date.getUTCFullYear() * 12 + date.getUTCMonth(),
+        msUntilNextDay: (day + 1) * 86_400_000 - now,
+        msUntilNextMonth: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) - now,
+      };
+    };
+    const moment = fc.oneof(fc.integer({ min: Date.UTC(2026, 10, 30), max: Date.UTC(2026, 11, 2) }), fc.integer({ min: 0, max: Date.UTC(2200, 0, 1) }));
+    fc.assert(
+      fc.property(fc.array(moment, { minLength: 1, maxLength: 20 }), (moments) => {
+        for (const now of moments) expect(budgetPeriods(now)).toEqual(fresh(now));
+      }),
+    );
+  });
+
   it('should read a counter of an earlier day as 0 while keeping the month', () => {
     const periods = budgetPeriods(Date.UTC(2026, 7, 14, 0, 0, 1));
     const stored = { day: periods.day - 1, dayUsed: 500, month: periods.month, monthUsed: 800 };

@@ -24,16 +24,24 @@ export interface StoredBudget extends BudgetUsage {
   month: number;
 }
 
+/** The calendar of the last day asked for: admissions ask many times a second, the month changes once a month. */
+let calendarDay = Number.NaN;
+let calendarMonth = 0;
+let nextMonthStart = 0;
+
 export function budgetPeriods(now: number): BudgetPeriods {
-  const date = new Date(now);
-  const year = date.getUTCFullYear();
-  const month = date.getUTCMonth();
   const day = Math.floor(now / DAY_MS);
+  if (day !== calendarDay) {
+    const date = new Date(now);
+    calendarDay = day;
+    calendarMonth = date.getUTCFullYear() * 12 + date.getUTCMonth();
+    nextMonthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  }
   return {
     day,
-    month: year * 12 + month,
+    month: calendarMonth,
     msUntilNextDay: (day + 1) * DAY_MS - now,
-    msUntilNextMonth: Date.UTC(year, month + 1, 1) - now,
+    msUntilNextMonth: nextMonthStart - now,
   };
 }
 
