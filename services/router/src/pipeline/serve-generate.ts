@@ -293,7 +293,10 @@ async function endJson(
   text: string,
 ): Promise<ExchangeOutcome> {
   await settle(exchange, outcome);
-  response.writeHead(200, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  // The answer's own headers object, made for this response: completed in place, not copied.
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = String(Buffer.byteLength(text));
+  response.writeHead(200, headers);
   response.end(text);
   return outcome;
 }
