@@ -41,29 +41,19 @@ const tenantKeys = new Map<string, ScopeKeys>();
 const apiKeyKeys = new Map<string, Map<string, ScopeKeys>>();
 
 export function tenantScopeKeys(tenantId: string): ScopeKeys {
-  let keys = tenantKeys.get(tenantId);
-  if (keys === undefined) {
-    if (tenantKeys.size >= MAX_CACHED_TENANTS) tenantKeys.clear();
-    keys = scopeKeys(`${tenantPrefix(tenantId)}:`);
-    tenantKeys.set(tenantId, keys);
-  }
-  return keys;
+  return tenantKeys.get(tenantId) ?? remember(tenantKeys, tenantId, scopeKeys(`${tenantPrefix(tenantId)}:`));
 }
 
 export function keyScopeKeys(tenantId: string, keyId: string): ScopeKeys {
-  let ofTenant = apiKeyKeys.get(tenantId);
-  if (ofTenant === undefined) {
-    if (apiKeyKeys.size >= MAX_CACHED_TENANTS) apiKeyKeys.clear();
-    ofTenant = new Map();
-    apiKeyKeys.set(tenantId, ofTenant);
-  }
-  let keys = ofTenant.get(keyId);
-  if (keys === undefined) {
-    if (ofTenant.size >= MAX_CACHED_TENANTS) ofTenant.clear();
-    keys = scopeKeys(`${tenantPrefix(tenantId)}:k:${encodeURIComponent(keyId)}:`);
-    ofTenant.set(keyId, keys);
-  }
-  return keys;
+  const ofTenant = apiKeyKeys.get(tenantId) ?? remember(apiKeyKeys, tenantId, new Map<string, ScopeKeys>());
+  return ofTenant.get(keyId) ?? remember(ofTenant, keyId, scopeKeys(`${tenantPrefix(tenantId)}:k:${encodeURIComponent(keyId)}:`));
+}
+
+/** Keeps `value` under `id`, starting the cache over once it holds the bound. */
+function remember<V>(cache: Map<string, V>, id: string, value: V): V {
+  if (cache.size >= MAX_CACHED_TENANTS) cache.clear();
+  cache.set(id, value);
+  return value;
 }
 
 function tenantPrefix(tenantId: string): string {

@@ -1,11 +1,9 @@
 import { isRecord } from '../shared/index.ts';
+import { arrayOf, isString, nullish, type Check } from '../shared/shape-checks.ts';
 import type { ChatChunk } from './response-schema.ts';
 
-type Check = (value: unknown) => boolean;
-
-const nullish = (check: Check): Check => (value) => value === undefined || value === null || check(value);
-const isString: Check = (value) => typeof value === 'string';
 const isNumber: Check = (value) => typeof value === 'number';
+/** Unlike the request guards' `looseObject`, no prototype or `__proto__` check: a chunk is JSON.parse's, and a false here fails the stream rather than falling back to zod. */
 const fields =
   (shape: Record<string, Check>): Check =>
   (value) => {
@@ -13,10 +11,6 @@ const fields =
     for (const key in shape) if (!(shape[key] as Check)(value[key])) return false;
     return true;
   };
-const arrayOf =
-  (check: Check): Check =>
-  (value) =>
-    Array.isArray(value) && value.every(check);
 
 const usage = fields({
   prompt_tokens: nullish(isNumber),

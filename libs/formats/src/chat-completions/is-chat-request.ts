@@ -1,4 +1,4 @@
-import { arrayOf, between, byKey, either, intFrom, isBoolean, isRecordOfUnknown, isString, literal, looseObject, nullish, type Check } from '../shared/shape-checks.ts';
+import { arrayOf, between, byKey, checkedParse, either, intFrom, isBoolean, isRecordOfUnknown, isString, literal, looseObject, nullish, type Check } from '../shared/shape-checks.ts';
 import { chatRequestSchema, type ChatRequest } from './schema.ts';
 
 /** zod's `int`, any safe integer. */
@@ -104,6 +104,4 @@ export function isExactChatRequest(value: unknown): value is ChatRequest {
 }
 
 /** `chatRequestSchema.safeParse`, without its parse and copy for a body the check vouches for. */
-export function parseChatRequest(value: unknown): ReturnType<typeof chatRequestSchema.safeParse> {
-  return isExactChatRequest(value) ? { success: true, data: value } : chatRequestSchema.safeParse(value);
-}
+export const parseChatRequest = checkedParse(chatRequestSchema, isExactChatRequest);

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { arrayOf, between, byKey, either, intFrom, isBoolean, isRecordOfUnknown, isString, literal, looseObject, nullish, type Check } from '../shared/shape-checks.ts';
+import { arrayOf, between, byKey, checkedParse, either, intFrom, isBoolean, isRecordOfUnknown, isString, literal, looseObject, nullish, type Check } from '../shared/shape-checks.ts';
 import { messagesRequestSchema } from './schema.ts';
 
 type MessagesRequest = z.output<typeof messagesRequestSchema>;
@@ -91,6 +91,4 @@ export function isExactMessagesRequest(value: unknown): value is MessagesRequest
 }
 
 /** `messagesRequestSchema.safeParse`, without its parse and copy for a body the check vouches for. */
-export function parseMessagesRequest(value: unknown): ReturnType<typeof messagesRequestSchema.safeParse> {
-  return isExactMessagesRequest(value) ? { success: true, data: value } : messagesRequestSchema.safeParse(value);
-}
+export const parseMessagesRequest = checkedParse(messagesRequestSchema, isExactMessagesRequest);

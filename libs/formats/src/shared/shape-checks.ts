@@ -1,8 +1,11 @@
+import type { z } from 'zod';
+
 /**
- * Combinators for the request guards (`is-chat-request.ts`, `is-messages-request.ts`): checks in
- * place that a body is one the format's zod schema would return unchanged, so that zod — whose
- * parse copies the whole body — runs only for bodies the guard cannot vouch for. Every check is
- * stricter than or equal to its zod counterpart; when in doubt a check says no and zod decides.
+ * Combinators for the checks that stand in for zod parses on the hot path (zod's parse copies
+ * the whole value). The request guards (`is-chat-request.ts`, `is-messages-request.ts`) vouch
+ * that a body is one the schema would return unchanged and leave every other body to zod:
+ * each of their checks is stricter than or equal to its zod counterpart, and when in doubt it
+ * says no. The stream chunk check (`is-chat-chunk.ts`) shares the simple ones.
  */
 export type Check = (value: unknown) => boolean;
 
@@ -81,3 +84,8 @@ export const isString: Check = (value) => typeof value === 'string';
 export const isBoolean: Check = (value) => typeof value === 'boolean';
 /** `z.record(z.string(), z.unknown())`: its values are not rebuilt, only its own keys copied. */
 export const isRecordOfUnknown = looseObject({});
+
+/** `schema.safeParse`, without its parse and copy for a value `exact` vouches for. */
+export function checkedParse<S extends z.ZodType>(schema: S, exact: (value: unknown) => value is z.output<S>): (value: unknown) => z.ZodSafeParseResult<z.output<S>> {
+  return (value) => (exact(value) ? { success: true, data: value } : schema.safeParse(value));
+}
