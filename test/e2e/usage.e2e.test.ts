@@ -1,5 +1,5 @@
 import { getFreePort, startRedis, type RedisServer } from '@switchyard/testkit';
-import { USAGE_JOB_NAME, USAGE_JOB_OPTIONS, USAGE_QUEUE_NAME, usageJobId } from '@switchyard/usage-events';
+import { USAGE_BATCH_JOB_NAME, USAGE_JOB_OPTIONS, USAGE_QUEUE_NAME, type UsageBatch } from '@switchyard/usage-events';
 import { Queue, type Job } from 'bullmq';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -288,28 +288,27 @@ tenants:
     }
   }, 60_000);
 
-  it('should count a usage event delivered twice once (a second job of the same request, and a completed job retried)', async () => {
-    // Two requests of the first half, long since counted by the first worker.
-    const counted: Job[] = [];
-    for (const answer of answered.slice(0, 100)) {
-      const job = await queue.getJob(usageJobId(answer.requestId));
-      if (job?.finishedOn !== undefined && (job.returnvalue as { counted?: boolean } | null)?.counted === true) counted.push(job);
-      if (counted.length === 2) break;
-    }
+  it('should count a usage batch delivered twice once (a second job of the same requests, and a completed job retried)', async () => {
+    // Two batches of the first half's requests, long since counted by the first worker.
+    const firstHalf = new Set(answered.slice(0, 100).map((answer) => answer.requestId));
+    const counted = (await queue.getJobs(['completed'])).filter(
+      (job) => eventsOf(job).some((event) => firstHalf.has(event.requestId as string)) && (job.returnvalue as { counted?: number } | null)?.counted === eventsOf(job).length,
+    );
     const [original, another] = counted;
     if (original === undefined || another === undefined) throw new Error('no completed usage jobs of the first requests');
-    const answer = answered.find((candidate) => usageJobId(candidate.requestId) === original.id);
-    expect(original.data).toMatchObject({ requestId: answer?.requestId, tenantId: 'metered', model: answer?.model, keyId: answer?.keyId });
+    const [first] = eventsOf(original);
+    const answer = answered.find((candidate) => candidate.requestId === first?.requestId);
+    expect(first).toMatchObject({ requestId: answer?.requestId, tenantId: 'metered', model: answer?.model, keyId: answer?.keyId });
 
-    // The same payload under another job id: what a router re-emitting after the first job was removed sends.
-    const duplicate = await queue.add(USAGE_JOB_NAME, original.data, { ...USAGE_JOB_OPTIONS, jobId: `duplicate-${original.id ?? ''}` });
-    expect((await finishedJob(queue, duplicate.id ?? '')).returnvalue).toEqual({ counted: false });
+    // The same payload under another job id: what a router re-sending after the first job was removed sends.
+    const duplicate = await queue.add(USAGE_BATCH_JOB_NAME, original.data, { ...USAGE_JOB_OPTIONS, jobId: `duplicate-${original.id ?? ''}` });
+    expect((await finishedJob(queue, duplicate.id ?? '')).returnvalue).toEqual({ counted: 0, repeated: eventsOf(original).length });
 
     // The very same job run again: a redelivery.
     const finishedBefore = another.finishedOn ?? 0;
     await another.retry('completed');
     const again = await finishedJob(queue, another.id ?? '', finishedBefore);
-    expect(again.returnvalue).toEqual({ counted: false });
+    expect(again.returnvalue).toEqual({ counted: 0, repeated: eventsOf(another).length });
   }, 40_000);
 
   it('should aggregate exactly the answered requests, their tokens and their cost', async () => {
@@ -327,17 +326,15 @@ tenants:
       expect.fail(`queue not drained within ${DRAIN_LIMIT_MS} ms: ${await describePending(queue)}\n${warnings.slice(0, 10).join('\n')}`);
     }
     expect(counted).toBe(answered.length);
-    // Every answered request's event is a completed job under the request id its client saw.
-    for (let start = 0; start < answered.length; start += 100) {
-      const jobs = await Promise.all(answered.slice(start, start + 100).map((answer) => queue.getJob(usageJobId(answer.requestId))));
-      for (const [offset, job] of jobs.entries()) {
-        const answer = answered[start + offset];
-        expect(job?.data).toMatchObject({ requestId: answer?.requestId, tenantId: 'metered', keyId: answer?.keyId, status: answer?.status });
-        // The model and stream flag of failed requests: see the test below.
-        if (answer?.status === 200) expect(job?.data).toMatchObject({ model: answer.model, format: answer.format, stream: answer.stream });
-        expect(job?.finishedOn).toBeGreaterThan(0);
-        expect(job?.failedReason ?? '').toBe('');
-      }
+    // Every answered request's event is in a completed job, under the request id its client saw.
+    const queued = await eventsByRequest(queue);
+    for (const answer of answered) {
+      const { job, event } = queued.get(answer.requestId) ?? {};
+      expect(event).toMatchObject({ requestId: answer.requestId, tenantId: 'metered', keyId: answer.keyId, status: answer.status });
+      // The model and stream flag of failed requests: see the test below.
+      if (answer.status === 200) expect(event).toMatchObject({ model: answer.model, format: answer.format, stream: answer.stream });
+      expect(job?.finishedOn).toBeGreaterThan(0);
+      expect(job?.failedReason ?? '').toBe('');
     }
 
     // The jobs the killed worker abandoned were taken over and finished by the new one.
@@ -387,9 +384,9 @@ tenants:
   it('should count a failed request under the model it asked for, same format or translated', async () => {
     const failed = answered.filter((answer) => answer.status >= 400);
     expect(failed.length).toBe(REQUESTS / 25);
+    const queued = await eventsByRequest(queue);
     for (const answer of failed) {
-      const job = await queue.getJob(usageJobId(answer.requestId));
-      expect(job?.data).toMatchObject({ model: answer.model, format: answer.format, stream: answer.stream, status: answer.status });
+      expect(queued.get(answer.requestId)?.event).toMatchObject({ model: answer.model, format: answer.format, stream: answer.stream, status: answer.status });
     }
     const byModel = await usage('groupBy=model');
     expect(byModel.map((row) => row.model)).toEqual(['priced-chat', 'priced-messages']);
@@ -424,7 +421,7 @@ tenants:
       expect(response.status).toBe(400);
       requestIds.push(response.headers.get('x-request-id') ?? '');
     }
-    const events = await Promise.all(requestIds.map(async (id) => (await finishedJob(queue, usageJobId(id))).data as Record<string, unknown>));
+    const events = await Promise.all(requestIds.map((id) => finishedEvent(queue, id)));
     expect(events.map((event) => ({ format: event.format, model: event.model, stream: event.stream, status: event.status }))).toEqual(
       cases.map(({ format, model }) => ({ format, model, stream: true, status: 400 })),
     );
@@ -474,6 +471,37 @@ function unroundedCost(answer: Answered): number {
   const price = PRICES[answer.model];
   const cached = Math.min(answer.cachedTokens, answer.inputTokens);
   return ((answer.inputTokens - cached) * price.input + cached * price.cachedInput + answer.outputTokens * price.output) / 1_000_000;
+}
+
+type QueuedEvent = Record<string, unknown>;
+
+/** The events a usage job carries: a batch's, or the one event of a job in the older shape. */
+function eventsOf(job: Job): QueuedEvent[] {
+  const data = job.data as UsageBatch | QueuedEvent;
+  return 'events' in data && Array.isArray(data.events) ? (data.events as unknown as QueuedEvent[]) : [data as QueuedEvent];
+}
+
+/** Every usage event on the queue by request id, with the job carrying it. */
+async function eventsByRequest(queue: Queue): Promise<Map<string, { job: Job; event: QueuedEvent }>> {
+  const byRequest = new Map<string, { job: Job; event: QueuedEvent }>();
+  for (const job of await queue.getJobs(['completed', 'failed', 'active', 'waiting', 'delayed', 'prioritized'])) {
+    for (const event of eventsOf(job)) byRequest.set(event.requestId as string, { job, event });
+  }
+  return byRequest;
+}
+
+/** Waits (bounded) until the job carrying the request's event has finished, and returns the event. */
+async function finishedEvent(queue: Queue, requestId: string): Promise<QueuedEvent> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const found = (await eventsByRequest(queue)).get(requestId);
+    if (found?.job.finishedOn !== undefined) {
+      if (found.job.failedReason !== undefined && found.job.failedReason !== '') throw new Error(`the job of request ${requestId} failed: ${found.job.failedReason}`);
+      return found.event;
+    }
+    await sleep(100);
+  }
+  throw new Error(`no finished usage job carries request ${requestId} after 30 s`);
 }
 
 /** Waits (bounded) until the job has finished, after `finishedAfter` when given; throws on failure. */

@@ -128,7 +128,7 @@ export class Metrics {
     });
     this.usageQueueDepth = new Gauge({
       name: 'switchyard_usage_queue_depth',
-      help: 'Usage events waiting for a worker (BullMQ waiting + delayed jobs), sampled by workers.',
+      help: 'Usage jobs waiting for a worker (BullMQ waiting + delayed), each a batch of events, sampled by workers.',
       registers,
     });
     this.tenantRequests = new FastCounter({

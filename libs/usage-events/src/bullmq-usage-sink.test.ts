@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { describe, expect, onTestFinished, vi } from 'vitest';
 import { createBullmqUsageSink, type BullmqUsageSink, type BullmqUsageSinkOptions } from './bullmq-usage-sink.ts';
 import { usageEvent } from './test-events.ts';
-import { USAGE_JOB_NAME, usageJobId, type UsageEvent } from './usage-event.ts';
+import { USAGE_BATCH_JOB_NAME, usageBatchJobId, type UsageBatch, type UsageEvent } from './usage-event.ts';
 import type { UsageDropReason } from './usage-sink.ts';
 
 interface Harness {
@@ -37,27 +37,35 @@ function open(redisUrl: string, options: Partial<BullmqUsageSinkOptions> = {}): 
   return { sink, queue, drops, errors };
 }
 
-async function waitingJobs(queue: Queue, expected: number): Promise<void> {
-  await vi.waitFor(async () => expect(await queue.getJobCountByTypes('waiting')).toBe(expected), { timeout: 20_000, interval: 50 });
+/** The events of the waiting jobs, oldest job first. */
+async function waitingEvents(queue: Queue): Promise<UsageEvent[]> {
+  const jobs = await queue.getJobs(['waiting'], 0, -1, true);
+  return jobs.flatMap((job) => (job.data as UsageBatch).events);
+}
+
+async function waitForEvents(queue: Queue, expected: number): Promise<void> {
+  await vi.waitFor(async () => expect(await waitingEvents(queue)).toHaveLength(expected), { timeout: 20_000, interval: 50 });
 }
 
 describe('bullmq usage sink', () => {
-  redisTest('should put each event on the queue as a job named after its request', async ({ redisUrl }) => {
+  redisTest('should put the events of one turn on the queue as one job named after their requests', async ({ redisUrl }) => {
     const { sink, queue } = open(redisUrl);
-    const event = usageEvent({ requestId: 'req:1', cachedTokens: 3 });
-    sink.emit(event);
-    await waitingJobs(queue, 1);
-    const job = await queue.getJob(usageJobId('req:1'));
-    expect(job?.name).toBe(USAGE_JOB_NAME);
-    expect(job?.data).toEqual(event);
+    const events = [usageEvent({ requestId: 'req:1', cachedTokens: 3 }), usageEvent({ requestId: 'req:2' })];
+    for (const event of events) sink.emit(event);
+    await waitForEvents(queue, 2);
+    const job = await queue.getJob(usageBatchJobId(events));
+    expect(job?.name).toBe(USAGE_BATCH_JOB_NAME);
+    expect(job?.data).toEqual({ events });
     expect(job?.opts).toMatchObject({ attempts: 10, removeOnComplete: { age: 3_600 }, removeOnFail: { age: 604_800 } });
   });
 
-  redisTest('should settle what emit returns only once the event is a job on the queue', async ({ redisUrl }) => {
+  redisTest('should settle what emit returns only once the event is on the queue, a job per batch', async ({ redisUrl }) => {
     const { sink, queue } = open(redisUrl);
     // More than one batch (200), so settling follows each batch, not just the first.
-    await Promise.all(Array.from({ length: 450 }, () => sink.emit(usageEvent())));
-    expect(await queue.getJobCountByTypes('waiting')).toBe(450);
+    const events = Array.from({ length: 450 }, () => usageEvent());
+    await Promise.all(events.map((event) => sink.emit(event)));
+    expect(await queue.getJobCountByTypes('waiting')).toBe(3);
+    expect(await waitingEvents(queue)).toEqual(events);
   });
 
   redisTest('should not make emitters wait while the queue is unreachable', async () => {
@@ -75,26 +83,27 @@ describe('bullmq usage sink', () => {
     expect(settled).toBe(true);
 
     await server.restart();
-    await waitingJobs(queue, 2);
+    await waitForEvents(queue, 2);
   }, 30_000);
 
-  redisTest('should make one job of an event emitted twice', async ({ redisUrl }) => {
-    const { sink, queue } = open(redisUrl);
-    const event = usageEvent();
-    sink.emit(event);
-    sink.emit(event);
-    await waitingJobs(queue, 1);
-    // Again, after the first job is stored.
-    sink.emit(event);
+  redisTest('should make one job of a batch sent twice', async ({ redisUrl }) => {
+    const { sink, queue } = open(redisUrl, { batchSize: 2 });
+    const events = [usageEvent(), usageEvent()];
+    for (const event of events) sink.emit(event);
+    await waitForEvents(queue, 2);
+    // The same batch again, as after a send that timed out but had landed.
+    for (const event of events) sink.emit(event);
     sink.emit(usageEvent());
-    await waitingJobs(queue, 2);
+    await waitForEvents(queue, 3);
+    expect(await queue.getJobCountByTypes('waiting')).toBe(2);
   });
 
   redisTest('should deliver what is buffered before close resolves', async ({ redisUrl }) => {
     const { sink, queue, drops } = open(redisUrl, { batchSize: 50 });
     for (let index = 0; index < 500; index += 1) sink.emit(usageEvent());
     await sink.close();
-    expect(await queue.getJobCountByTypes('waiting')).toBe(500);
+    expect(await queue.getJobCountByTypes('waiting')).toBe(10);
+    expect(await waitingEvents(queue)).toHaveLength(500);
     expect(drops).toEqual({ invalid: 0, buffer_full: 0, closed: 0 });
   });
 
@@ -129,7 +138,7 @@ describe('bullmq usage sink', () => {
     onTestFinished(() => server.stop());
     const { sink, queue, drops, errors } = open(server.url, { maxBufferedEvents: 50, sendTimeoutMs: 200 });
     sink.emit(usageEvent());
-    await waitingJobs(queue, 1);
+    await waitForEvents(queue, 1);
     await server.kill();
 
     const started = performance.now();
@@ -142,7 +151,7 @@ describe('bullmq usage sink', () => {
 
     // The restarted server is empty: the 50 buffered events are all it will hold.
     await server.restart();
-    await waitingJobs(queue, 50);
+    await waitForEvents(queue, 50);
     expect(sink.bufferedEvents).toBe(0);
   }, 30_000);
 

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { USAGE_JOB_OPTIONS } from './usage-job-options.ts';
-import { USAGE_JOB_NAME, USAGE_QUEUE_NAME, usageJobId, type UsageEvent } from './usage-event.ts';
+import { USAGE_BATCH_JOB_NAME, USAGE_QUEUE_NAME, usageBatchJobId, type UsageBatch, type UsageEvent } from './usage-event.ts';
 import type { UsageDropReason, UsageSink, UsageSinkCallbacks } from './usage-sink.ts';
 import { callSafely } from './call-safely.ts';
 import { parseUsageEvent } from './is-usage-event.ts';
@@ -10,7 +10,7 @@ export interface BullmqUsageSinkOptions extends UsageSinkCallbacks {
   queueName?: string;
   /** Events held while the queue is unreachable; beyond it new events are dropped. Default 10,000. */
   maxBufferedEvents?: number;
-  /** Events sent per round trip. Default 200. */
+  /** Events per job, and so per round trip. Default 200. */
   batchSize?: number;
   /** Bound on one send; past it the send counts as failed and is retried. Default 2 s. */
   sendTimeoutMs?: number;
@@ -31,11 +31,12 @@ const RETRY_MAX_MS = 10_000;
 
 /**
  * The producer side of the usage queue (style-anchors §5). `emit` only validates and buffers;
- * a background loop sends the buffer in batches. While Redis is unreachable sends fail fast
- * (`enableOfflineQueue: false`) and are retried with backoff; the buffer is bounded, and what
- * does not fit is dropped and counted through `onDrop`. The job id comes from the request id,
- * so a repeated emit, or a batch re-sent after a timeout that had in fact succeeded, does not
- * make a second job while the first is kept; the aggregator's marker covers the rest.
+ * a background loop sends the buffer in batches, one job each (`UsageBatch`). While Redis is
+ * unreachable sends fail fast (`enableOfflineQueue: false`) and are retried with backoff; the
+ * buffer is bounded, and what does not fit is dropped and counted through `onDrop`. The job id
+ * comes from the batch's request ids, so a batch re-sent after a timeout that had in fact
+ * succeeded does not make a second job while the first is kept; the aggregator's markers count
+ * a repeated emit, or a batch re-sent with more events, once.
  */
 export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUsageSink {
   const maxBuffered = options.maxBufferedEvents ?? 10_000;
@@ -123,9 +124,8 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
 
   async function send(batch: UsageEvent[]): Promise<void> {
     if (unsettledSend !== undefined) throw new Error('usage queue unreachable: the previous send has not settled');
-    const sending = queue.addBulk(
-      batch.map((event) => ({ name: USAGE_JOB_NAME, data: event, opts: { ...USAGE_JOB_OPTIONS, jobId: usageJobId(event.requestId) } })),
-    );
+    const data: UsageBatch = { events: batch };
+    const sending = queue.add(USAGE_BATCH_JOB_NAME, data, { ...USAGE_JOB_OPTIONS, jobId: usageBatchJobId(batch) });
     const settled = sending.then(
       () => undefined,
       () => undefined,

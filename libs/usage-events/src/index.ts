@@ -1,4 +1,12 @@
-export { USAGE_JOB_NAME, USAGE_QUEUE_NAME, usageEventSchema, usageJobId, type UsageEvent } from './usage-event.ts';
+export {
+  USAGE_BATCH_JOB_NAME,
+  USAGE_JOB_NAME,
+  USAGE_QUEUE_NAME,
+  usageBatchJobId,
+  usageEventSchema,
+  type UsageBatch,
+  type UsageEvent,
+} from './usage-event.ts';
 export { parseUsageEvent } from './is-usage-event.ts';
 export { USAGE_JOB_OPTIONS } from './usage-job-options.ts';
 export type { UsageDropReason, UsageSink, UsageSinkCallbacks } from './usage-sink.ts';

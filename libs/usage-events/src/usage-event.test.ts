@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { usageEvent } from './test-events.ts';
-import { usageEventSchema, usageJobId } from './usage-event.ts';
+import { usageBatchJobId, usageEventSchema } from './usage-event.ts';
 
 describe('usageEventSchema', () => {
   it('should accept an event with only the required fields', () => {
@@ -41,17 +41,21 @@ describe('usageEventSchema', () => {
   });
 });
 
-describe('usageJobId', () => {
+describe('usageBatchJobId', () => {
+  const batch = (...requestIds: string[]) => requestIds.map((requestId) => usageEvent({ requestId }));
+
   it('should give ids BullMQ accepts: no colon, never an integer', () => {
-    for (const requestId of ['12345', 'req:with:colons', 'a%3Ab', '0']) {
-      const id = usageJobId(requestId);
+    for (const requestIds of [['12345'], ['req:with:colons', '0'], ['a%3Ab']]) {
+      const id = usageBatchJobId(batch(...requestIds));
       expect(id).not.toContain(':');
       expect(String(Number.parseInt(id, 10))).not.toBe(id);
     }
   });
 
-  it('should keep distinct request ids distinct', () => {
-    expect(usageJobId('a:b')).not.toBe(usageJobId('a%3Ab'));
-    expect(usageJobId('a:b')).not.toBe(usageJobId('a_b'));
+  it('should name a batch by its request ids, in order, and nothing else', () => {
+    expect(usageBatchJobId(batch('a', 'b'))).toBe(usageBatchJobId(batch('a', 'b')));
+    expect(usageBatchJobId(batch('a', 'b'))).not.toBe(usageBatchJobId(batch('a', 'b', 'c')));
+    expect(usageBatchJobId(batch('a', 'b'))).not.toBe(usageBatchJobId(batch('b', 'a')));
+    expect(usageBatchJobId(batch('ab'))).not.toBe(usageBatchJobId(batch('a', 'b')));
   });
 });

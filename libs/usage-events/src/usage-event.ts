@@ -1,10 +1,17 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /** The BullMQ queue usage events travel on. BullMQ forbids `:` in queue names. */
 export const USAGE_QUEUE_NAME = 'switchyard-usage';
 
-/** The job name of a usage event (a queue carries one kind of job; the name shows in dashboards). */
+/**
+ * The job name of a single usage event: what routers before batching sent, and what a worker
+ * still accepts from them during a rolling deploy (the name shows in dashboards).
+ */
 export const USAGE_JOB_NAME = 'usage';
+
+/** The job name of a batch of usage events, what routers send now (`UsageBatch`). */
+export const USAGE_BATCH_JOB_NAME = 'usage-batch';
 
 const count = z.number().int().nonnegative();
 
@@ -55,10 +62,23 @@ export const usageEventSchema = z.object({
 export type UsageEvent = z.infer<typeof usageEventSchema>;
 
 /**
- * The BullMQ job id of an event: derived from the request id, so a second emit of the same
- * event is ignored by BullMQ while the first job is still kept. BullMQ refuses ids containing
- * `:` and ids that look like integers; URI-encoding removes the one, the prefix the other.
+ * The payload of a `usage-batch` job: the events one router sent in one round trip. A job per
+ * batch rather than per event, because BullMQ's own bookkeeping (adding, taking, finishing a
+ * job: three script calls and their replies) cost more than the counting itself, in the
+ * router and the worker alike (docs/performance.md).
  */
-export function usageJobId(requestId: string): string {
-  return `r-${encodeURIComponent(requestId)}`;
+export interface UsageBatch {
+  events: UsageEvent[];
+}
+
+/**
+ * The BullMQ job id of a batch, from the request ids it carries: a batch re-sent after a send
+ * that timed out but had in fact succeeded is ignored by BullMQ while the first job is kept.
+ * Batches that only overlap get different ids, and the aggregator's markers count their common
+ * events once.
+ */
+export function usageBatchJobId(events: readonly UsageEvent[]): string {
+  const hash = createHash('sha256');
+  for (const event of events) hash.update(event.requestId).update('\n');
+  return `b-${hash.digest('base64url')}`;
 }

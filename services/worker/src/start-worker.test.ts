@@ -2,7 +2,8 @@ import { redisTest } from '@switchyard/testkit';
 import {
   createBullmqUsageSink,
   createRedisUsageAggregator,
-  usageJobId,
+  usageBatchJobId,
+  USAGE_BATCH_JOB_NAME,
   USAGE_JOB_NAME,
   USAGE_JOB_OPTIONS,
   type UsageAggregator,
@@ -19,10 +20,10 @@ const Y = TEST_YEAR;
 const GROUPINGS: UsageGroupBy[] = ['day', 'month', 'model', 'key'];
 let queueCounter = 0;
 
-function setUp(redisUrl: string) {
+function setUp(redisUrl: string, batchSize?: number) {
   const queueName = `usage-worker-test-${(queueCounter += 1)}`;
   const aggregator = createRedisUsageAggregator({ url: redisUrl });
-  const sink = createBullmqUsageSink({ redisUrl, queueName });
+  const sink = createBullmqUsageSink({ redisUrl, queueName, ...(batchSize === undefined ? {} : { batchSize }) });
   const queue = new Queue(queueName, { connection: { url: redisUrl } });
   const logger = recordingLogger();
   const workers: UsageWorker[] = [];
@@ -39,6 +40,7 @@ function setUp(redisUrl: string) {
   };
   const query = (tenantId: string, groupBy: UsageGroupBy) => aggregator.query({ tenantId, from: `${Y}-01-01`, to: `${Y}-12-31`, groupBy });
   const requests = async (tenantId: string) => (await query(tenantId, 'month')).reduce((sum, row) => sum + row.requests, 0);
+  const results = async () => (await queue.getJobs(['completed'])).map((job) => job.returnvalue as unknown);
   /** Until nothing is waiting, delayed or running. */
   const drained = () =>
     vi.waitFor(
@@ -48,7 +50,7 @@ function setUp(redisUrl: string) {
       },
       { timeout: 30_000, interval: 25 },
     );
-  return { queueName, aggregator, sink, queue, logger, start, query, requests, drained };
+  return { queueName, aggregator, sink, queue, logger, start, query, requests, results, drained };
 }
 
 /** The aggregator, slowed down so a close can land while jobs are in flight. */
@@ -72,7 +74,7 @@ describe('usage worker', () => {
   });
 
   redisTest('should count an event emitted twice once', async ({ redisUrl }) => {
-    const { sink, start, requests, drained, queue } = setUp(redisUrl);
+    const { sink, start, requests, results, drained } = setUp(redisUrl);
     start();
     const event = usageEvent();
     sink.emit(event);
@@ -82,26 +84,27 @@ describe('usage worker', () => {
     await sink.close();
     await drained();
     expect(await requests('acme')).toBe(1);
-    expect(await queue.getJobCountByTypes('completed')).toBe(1);
+    expect(await results()).toEqual(expect.arrayContaining([{ counted: 1, repeated: 0 }, { counted: 0, repeated: 2 }]));
   });
 
-  redisTest('should count a request delivered in two jobs once', async ({ redisUrl }) => {
-    const { queue, start, requests, drained } = setUp(redisUrl);
-    const event = usageEvent();
-    // At-least-once: the same request arrives again under another job id.
-    await queue.add(USAGE_JOB_NAME, event, { ...USAGE_JOB_OPTIONS, jobId: usageJobId(event.requestId) });
+  redisTest('should count a request delivered in two jobs once, a batch and the single event of an older router', async ({ redisUrl }) => {
+    const { queue, start, requests, results, drained } = setUp(redisUrl);
+    const [event, other] = [usageEvent(), usageEvent()];
+    // At-least-once: the same request arrives again under another job id, in the shape routers
+    // sent before batching (a rolling deploy has both on the queue).
+    await queue.add(USAGE_BATCH_JOB_NAME, { events: [event, other] }, { ...USAGE_JOB_OPTIONS, jobId: usageBatchJobId([event, other]) });
     await queue.add(USAGE_JOB_NAME, event, { ...USAGE_JOB_OPTIONS, jobId: 'redelivered-1' });
-    start();
+    start({ concurrency: 1 });
     await drained();
-    expect(await requests('acme')).toBe(1);
-    const jobs = await queue.getJobs(['completed']);
-    expect(jobs.map((job) => job.returnvalue as unknown).sort()).toEqual([{ counted: false }, { counted: true }].sort());
+    expect(await requests('acme')).toBe(2);
+    expect(await results()).toEqual(expect.arrayContaining([{ counted: 2, repeated: 0 }, { counted: 0, repeated: 1 }]));
   });
 
   redisTest(
     'should count 1,000 events exactly across a worker closed midway and its replacement',
     async ({ redisUrl }) => {
-      const { sink, queue, aggregator, start, query, requests, drained, logger } = setUp(redisUrl);
+      // Small batches, so that the close lands with jobs both done and waiting.
+      const { sink, queue, aggregator, start, query, requests, drained, logger } = setUp(redisUrl, 10);
       const days = [`${Y}-04-29`, `${Y}-04-30`, `${Y}-05-01`];
       const events: UsageEvent[] = Array.from({ length: 1_000 }, (_, index) =>
         usageEvent({
@@ -121,7 +124,7 @@ describe('usage worker', () => {
       expect(events.filter((event) => event.stream)).toHaveLength(500);
       for (const event of events) sink.emit(event);
       await sink.close();
-      expect(await queue.getJobCountByTypes('waiting')).toBe(1_000);
+      expect(await queue.getJobCountByTypes('waiting')).toBe(100);
 
       const first = start({ aggregator: slowed(aggregator, 10), concurrency: 4 });
       await vi.waitFor(async () => expect((await requests('acme')) + (await requests('globex'))).toBeGreaterThanOrEqual(300), {
@@ -159,6 +162,22 @@ describe('usage worker', () => {
     expect(await job?.getState()).toBe('failed');
     expect(job?.attemptsMade).toBe(1);
     expect(logger.lines.map((line) => line.message)).toEqual(['invalid usage event dropped']);
+  });
+
+  redisTest('should count the valid events of a batch with an invalid one, then fail it once', async ({ redisUrl }) => {
+    const { queue, start, requests, drained, logger } = setUp(redisUrl);
+    start();
+    const events = [usageEvent(), { ...usageEvent(), outputTokens: -1 }, usageEvent()];
+    await queue.add(USAGE_BATCH_JOB_NAME, { events }, { ...USAGE_JOB_OPTIONS, jobId: 'bad-batch' });
+    await drained();
+    const job = await queue.getJob('bad-batch');
+    expect(await job?.getState()).toBe('failed');
+    expect(job?.attemptsMade).toBe(1);
+    expect(job?.failedReason).toMatch(/event 1: .*outputTokens/s);
+    expect(await requests('acme')).toBe(2);
+    expect(logger.lines).toEqual([
+      expect.objectContaining({ message: 'invalid usage event dropped', object: expect.objectContaining({ jobId: 'bad-batch', counted: 2 }) }),
+    ]);
   });
 
   redisTest('should retry a job whose recording failed, and count it once', async ({ redisUrl }) => {

@@ -20,18 +20,32 @@ describe('aggregate-usage processor', () => {
   redisTest('should count a job delivered twice once', async ({ redisUrl }) => {
     const { process, monthRows } = open(redisUrl);
     const event = usageEvent({ model: 'smart', inputTokens: 1_000, outputTokens: 100, cachedTokens: 500 });
-    expect(await process({ id: 'first', data: event })).toEqual({ counted: true });
-    expect(await process({ id: 'first', data: event })).toEqual({ counted: false });
-    // Another job of the same request (re-emitted after the first job was removed).
-    expect(await process({ id: 'second', data: structuredClone(event) })).toEqual({ counted: false });
+    const other = usageEvent({ model: 'fast', inputTokens: 7, outputTokens: 3 });
+    expect(await process({ id: 'first', data: { events: [event, other] } })).toEqual({ counted: 2, repeated: 0 });
+    expect(await process({ id: 'first', data: { events: [event, other] } })).toEqual({ counted: 0, repeated: 2 });
+    // Another job of one of its requests (re-emitted after the first job was removed), from an older router.
+    expect(await process({ id: 'second', data: structuredClone(event) })).toEqual({ counted: 0, repeated: 1 });
+    expect(await monthRows()).toEqual(expectedRows([event, other], 'acme', 'month'));
+  });
+
+  redisTest('should count an event repeated within one batch once', async ({ redisUrl }) => {
+    const { process, monthRows } = open(redisUrl);
+    const event = usageEvent({ inputTokens: 5 });
+    expect(await process({ data: { events: [event, structuredClone(event)] } })).toEqual({ counted: 1, repeated: 1 });
     expect(await monthRows()).toEqual(expectedRows([event], 'acme', 'month'));
   });
 
   redisTest('should price by the public model and keep a cost the router set', async ({ redisUrl }) => {
     const { process, monthRows } = open(redisUrl);
-    await process({ data: usageEvent({ model: 'smart', inputTokens: 1_000_000, outputTokens: 0 }) });
-    await process({ data: usageEvent({ model: 'smart', inputTokens: 1_000_000, outputTokens: 0, costMicros: 5 }) });
-    await process({ data: usageEvent({ model: 'unpriced', inputTokens: 1_000_000, outputTokens: 0 }) });
+    await process({
+      data: {
+        events: [
+          usageEvent({ model: 'smart', inputTokens: 1_000_000, outputTokens: 0 }),
+          usageEvent({ model: 'smart', inputTokens: 1_000_000, outputTokens: 0, costMicros: 5 }),
+          usageEvent({ model: 'unpriced', inputTokens: 1_000_000, outputTokens: 0 }),
+        ],
+      },
+    });
     expect((await monthRows())[0]?.costMicros).toBe(3_000_000 + 5);
   });
 
@@ -46,10 +60,20 @@ describe('aggregate-usage processor', () => {
     expect(await monthRows()).toEqual([]);
   });
 
+  redisTest('should fail a batch without events as unrecoverable', async ({ redisUrl }) => {
+    const { process, logger } = open(redisUrl);
+    await expect(process({ id: 'empty', data: { events: [] } })).rejects.toBeInstanceOf(UnrecoverableError);
+    expect(logger.lines).toEqual([expect.objectContaining({ level: 'error', object: expect.objectContaining({ jobId: 'empty' }) })]);
+  });
+
   redisTest('should accept a payload from an older router without the optional fields', async ({ redisUrl }) => {
     const { process } = open(redisUrl);
     const { requestId, tenantId, keyId, format, model, status, stream, inputTokens, outputTokens, estimated, latencyMs, occurredAt } = usageEvent();
     const minimal = { requestId, tenantId, keyId, format, model, status, stream, inputTokens, outputTokens, estimated, latencyMs, occurredAt };
-    expect(await process({ data: { ...minimal, fieldFromTheFuture: true } })).toEqual({ counted: true });
+    expect(await process({ data: { ...minimal, fieldFromTheFuture: true } })).toEqual({ counted: 1, repeated: 0 });
+    expect(await process({ data: { events: [{ ...usageEvent(), fieldFromTheFuture: true }], batchFieldFromTheFuture: 1 } })).toEqual({
+      counted: 1,
+      repeated: 0,
+    });
   });
 });
