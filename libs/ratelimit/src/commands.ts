@@ -7,21 +7,14 @@ import type { AdmissionResult, LimitScope, LimitSet, RefusedLimit, WindowState }
 type ScopeKeyTuple = [requests: string, tokens: string, concurrency: string, budget: string];
 type LimitTuple = [rpm: string, tpm: string, concurrency: string, dailyTokens: string, monthlyTokens: string];
 
-export type AdmitArguments = [
-  ...tenantKeys: ScopeKeyTuple,
-  ...keyKeys: ScopeKeyTuple,
-  now: string,
-  requestId: string,
-  cost: string,
-  leaseMs: string,
-  ...tenantLimits: LimitTuple,
-  ...keyLimits: LimitTuple,
-];
-export type ReconcileArguments = [
-  tenantTokensKey: string,
-  tenantBudgetKey: string,
-  keyTokensKey: string,
-  keyBudgetKey: string,
+/** One operation of lua/run-batch-n.lua: its code, keys and arguments in the order the script reads them. */
+export type LimiterOperation =
+  | { code: 'a'; keys: [...tenantKeys: ScopeKeyTuple, ...keyKeys: ScopeKeyTuple]; args: AdmitArguments }
+  | { code: 'r'; keys: [tenantConcurrencyKey: string, keyConcurrencyKey: string]; args: [requestId: string] }
+  | { code: 'c'; keys: [tenantTokensKey: string, tenantBudgetKey: string, keyTokensKey: string, keyBudgetKey: string]; args: ReconcileArguments };
+
+type AdmitArguments = [now: string, requestId: string, cost: string, leaseMs: string, ...tenantLimits: LimitTuple, ...keyLimits: LimitTuple];
+type ReconcileArguments = [
   now: string,
   deltaTokens: string,
   admittedAt: string,
@@ -30,16 +23,14 @@ export type ReconcileArguments = [
   keyHasTpm: string,
   keyHasBudget: string,
 ];
-export type ReleaseArguments = [tenantConcurrencyKey: string, keyConcurrencyKey: string, requestId: string];
+
+/** How many integers each operation adds to the script's reply. */
+export const REPLY_LENGTH: Record<LimiterOperation['code'], number> = { a: 12, r: 1, c: 0 };
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** lua/admit-8.lua */
-    switchyardAdmit(...args: AdmitArguments): Result<number[], Context>;
-    /** lua/reconcile-4.lua */
-    switchyardReconcile(...args: ReconcileArguments): Result<null, Context>;
-    /** lua/release-2.lua */
-    switchyardRelease(...args: ReleaseArguments): Result<number, Context>;
+    /** lua/run-batch-n.lua: the number of keys, the keys, the operation codes, the arguments. */
+    switchyardRunBatch(numberOfKeys: number, ...keysCodesAndArguments: string[]): Result<number[], Context>;
   }
 }
 
@@ -48,12 +39,14 @@ const LUA_DIRECTORY = join(import.meta.dirname, 'lua');
 /**
  * Reads a script and inlines its `--- @include "<name>"` lines from lua/includes/ (BullMQ's
  * convention). The key count comes from the file name, `<name>-<numberOfKeys>.lua`, so the
- * header and the registration cannot disagree.
+ * header and the registration cannot disagree; `<name>-n.lua` takes a variable number, which
+ * the caller passes first.
  */
-export function loadScript(fileName: string): { lua: string; numberOfKeys: number } {
-  const match = /-(\d+)\.lua$/.exec(fileName);
-  if (match === null) throw new Error(`${fileName}: script names end in -<numberOfKeys>.lua`);
-  return { lua: inlineIncludes(readFileSync(join(LUA_DIRECTORY, fileName), 'utf8')), numberOfKeys: Number(match[1]) };
+export function loadScript(fileName: string): { lua: string; numberOfKeys?: number } {
+  const match = /-(\d+|n)\.lua$/.exec(fileName);
+  if (match === null) throw new Error(`${fileName}: script names end in -<numberOfKeys>.lua or -n.lua`);
+  const lua = inlineIncludes(readFileSync(join(LUA_DIRECTORY, fileName), 'utf8'));
+  return match[1] === 'n' ? { lua } : { lua, numberOfKeys: Number(match[1]) };
 }
 
 export function inlineIncludes(source: string): string {
@@ -62,11 +55,9 @@ export function inlineIncludes(source: string): string {
   );
 }
 
-/** Registers the scripts; ioredis sends EVALSHA and falls back to EVAL after a restart flushed them. */
+/** Registers the script; ioredis sends EVALSHA and falls back to EVAL after a restart flushed it. */
 export function defineRateLimitCommands(redis: Redis): void {
-  redis.defineCommand('switchyardAdmit', loadScript('admit-8.lua'));
-  redis.defineCommand('switchyardReconcile', loadScript('reconcile-4.lua'));
-  redis.defineCommand('switchyardRelease', loadScript('release-2.lua'));
+  redis.defineCommand('switchyardRunBatch', loadScript('run-batch-n.lua'));
 }
 
 /** `now` is undefined in production: the script then reads the server's clock. */
@@ -100,9 +91,9 @@ export function scopeKeyTuple(keys: ScopeKeys): ScopeKeyTuple {
 const LIMIT_CODES: Record<number, RefusedLimit> = { 1: 'requests', 2: 'tokens', 3: 'concurrency', 4: 'budget' };
 const SCOPE_CODES: Record<number, LimitScope> = { 1: 'tenant', 2: 'key' };
 
-/** Turns the script's flat integer reply back into the result the memory limiter would build. */
+/** Turns an admission's twelve integers of the script's reply back into the result the memory limiter would build. */
 export function decodeAdmitReply(reply: readonly number[]): Omit<AdmissionResult, 'degraded'> {
-  if (reply.length !== 12) throw new Error(`admit script replied with ${reply.length} fields, expected 12`);
+  if (reply.length !== REPLY_LENGTH.a) throw new Error(`admit replied with ${reply.length} fields, expected ${REPLY_LENGTH.a}`);
   const [allowed, limitCode, scopeCode, retryAfterMs, exceedsLimit] = reply as [number, number, number, number, number];
   const requests = decodeWindow(reply, 5);
   const tokens = decodeWindow(reply, 8);

@@ -4,7 +4,7 @@ import type { AdmissionResult, LimitScope, LimitSet, RefusedLimit, WindowState }
 import { describeWindow, NEVER, slotOf, waitForRoom, type SlotWindow } from './sliding-window.ts';
 
 /**
- * The state of one scope as read at `now`, before this request. lua/admit-8.lua computes the
+ * The state of one scope as read at `now`, before this request. lua/includes/admit.lua computes the
  * same decision inside Redis; the equivalence test in redis-limiter.test.ts holds them together.
  */
 export interface ScopeState {

@@ -19,7 +19,7 @@ interface Expiring {
 
 /**
  * The limiter for a single process: `all` without REDIS_URL, and the fallback of the Redis
- * limiter while Redis is unreachable. Same maths as lua/admit-8.lua, same key names as keys.ts,
+ * limiter while Redis is unreachable. Same maths as lua/includes/admit.lua, same key names as keys.ts,
  * with expiry standing in for Redis TTLs, so the two answer alike for the same history.
  */
 export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter {

@@ -161,7 +161,45 @@ describe('redis limiter across replicas', () => {
         }
       }
     };
-    return { play };
+    /**
+     * The same history, with the Redis limiter given every operation in one turn, before any
+     * answer, as a busy process gives them, across two tenants; the memory limiter takes them
+     * one after another. The fake clock is read when an operation is issued, so each still
+     * happens at its own moment.
+     */
+    const playTogether = async (start: number, tenantLimits: LimitSet, keyLimits: [LimitSet, LimitSet], operations: readonly Operation[]) => {
+      await fromRedis.ready();
+      clock.now = start;
+      const tenantIds = [`tenant-${(run += 1)}`, `tenant-${(run += 1)}`];
+      const admittedAt = new Map<string, number>();
+      const expected: unknown[] = [];
+      const issue: Array<() => Promise<unknown>> = [];
+      for (const { advanceMs, keyIndex, requestIndex, action } of operations) {
+        clock.now += advanceMs;
+        const now = clock.now;
+        const tenantId = tenantIds[requestIndex % 2] as string;
+        const scope = { tenantId, keyId: `key-${keyIndex}`, tenantLimits, keyLimits: keyLimits[keyIndex] as LimitSet };
+        const requestId = `request-${requestIndex}`;
+        const at = (call: () => Promise<unknown>) => () => ((clock.now = now), call());
+        if (action.kind === 'admit') {
+          const admission = { ...scope, requestId, estimatedTokens: action.estimatedTokens };
+          const result = await fromMemory.admit(admission);
+          expected.push(result);
+          if (result.admittedAt !== undefined) admittedAt.set(`${tenantId}/${requestId}`, result.admittedAt);
+          issue.push(at(() => fromRedis.admit(admission)));
+        } else if (action.kind === 'release') {
+          expected.push(await fromMemory.release({ ...scope, requestId }));
+          issue.push(at(() => fromRedis.release({ ...scope, requestId })));
+        } else {
+          const admitted = action.withAdmittedAt ? admittedAt.get(`${tenantId}/${requestId}`) : undefined;
+          const reconcile = { ...scope, deltaTokens: action.deltaTokens, ...(admitted !== undefined && { admittedAt: admitted }) };
+          expected.push(await fromMemory.reconcile(reconcile));
+          issue.push(at(() => fromRedis.reconcile(reconcile)));
+        }
+      }
+      expect(await Promise.all(issue.map((call) => call()))).toEqual(expected);
+    };
+    return { play, playTogether };
   }
 
   type Operation = {
@@ -237,6 +275,51 @@ describe('redis limiter across replicas', () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  redisTest('should answer operations issued in one turn, of several tenants, exactly as one after another', async ({ redisUrl }) => {
+    const { playTogether } = twins(redisUrl, 20_000);
+    const limitsArbitrary = fc.record(
+      { rpm: fc.integer({ min: 1, max: 4 }), tpm: fc.integer({ min: 1, max: 800 }), concurrency: fc.integer({ min: 1, max: 2 }), dailyTokens: fc.integer({ min: 1, max: 1_500 }) },
+      { requiredKeys: [] },
+    );
+    const operations = operationArbitrary({
+      advanceMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 30_000 })),
+      estimatedTokens: fc.integer({ min: 0, max: 300 }),
+      deltaTokens: fc.integer({ min: -300, max: 300 }),
+      releases: true,
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2027, 0, 1) }),
+        limitsArbitrary,
+        fc.tuple(limitsArbitrary, limitsArbitrary),
+        fc.array(operations, { minLength: 1, maxLength: 30, size: 'max' }),
+        playTogether,
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  redisTest("should send a turn's operations as one script call per tenant", async ({ redisUrl }) => {
+    const limiter = openLimiter({ url: redisUrl });
+    const admin = new Redis(redisUrl);
+    onTestFinished(() => admin.quit().then(() => undefined));
+    // Loads the script, so that what is counted below are the batches alone.
+    await limiter.admit(request({ tenantId: 'warm-up', tenantLimits: { rpm: 100 } }));
+    await admin.config('RESETSTAT');
+    const limits = { tenantLimits: { rpm: 4, concurrency: 10 } };
+    const results = await Promise.all([
+      ...Array.from({ length: 6 }, () => limiter.admit(request({ tenantId: 'acme', ...limits }))),
+      ...Array.from({ length: 3 }, () => limiter.admit(request({ tenantId: 'globex', ...limits }))),
+      limiter.release(request({ tenantId: 'acme' })),
+      limiter.reconcile({ tenantId: 'globex', keyId: 'ci', tenantLimits: { tpm: 100 }, keyLimits: {}, deltaTokens: 5 }),
+    ]);
+    // In the order issued: the first four of acme's six, all three of globex's.
+    expect(results.slice(0, 9).map((result) => (result as { allowed: boolean }).allowed)).toEqual([true, true, true, true, false, false, true, true, true]);
+    const stats = await admin.info('commandstats');
+    expect(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1]).toBe('2');
+    expect(stats).not.toMatch(/cmdstat_eval:/);
   });
 
   redisTest('should count, wait and give back in the rate windows exactly like the memory limiter', async ({ redisUrl }) => {

@@ -5,6 +5,7 @@ import { keyScopeKeys, tenantScopeKeys } from './keys.ts';
 import type { AdmissionRequest, AdmissionResult, Limiter, LimitScope, LimitSet, ReconcileRequest, RefusedLimit, ReleaseRequest } from './limiter.ts';
 import { createCallBound } from './call-bound.ts';
 import { createMemoryLimiter } from './memory-limiter.ts';
+import { createOperationBatcher } from './operation-batcher.ts';
 import { assertAdmittedAt, assertLimitSet, hasAnyLimit, hasBudget, tokenCost, tokenDelta } from './validate-request.ts';
 
 export interface StoreFailurePolicy {
@@ -42,8 +43,9 @@ const COMMAND_BACKSTOP_MS = 5_000;
 const MAX_PENDING_RELEASES = 10_000;
 
 /**
- * Admission against Redis: one script call checks and charges every limit of the tenant and
- * the key (lua/admit-8.lua), with time from the server's clock so replicas agree. When Redis
+ * Admission against Redis: one script operation checks and charges every limit of the tenant
+ * and the key (lua/includes/admit.lua), with time from the server's clock so replicas agree;
+ * the operations of a turn go to Redis together (operation-batcher.ts). When Redis
  * fails or is slow, the store-failure policy answers instead, flagged `degraded`.
  */
 export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
@@ -86,6 +88,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   });
   defineRateLimitCommands(redis);
+  const run = createOperationBatcher((numberOfKeys, keysCodesAndArguments) => redis.switchyardRunBatch(numberOfKeys, ...keysCodesAndArguments));
   const firstReady = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   const withinBound = createCallBound(timeoutMs, () => new Error(`Redis did not answer within ${timeoutMs} ms`));
 
@@ -122,7 +125,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     }
   }
 
-  /** Sent together (ioredis pipelines them on the one connection); one replay at a time. */
+  /** Sent together (one batch, operation-batcher.ts); one replay at a time. */
   function replayReleases(): Promise<void> {
     replaying ??= Promise.all(
       [...pendingReleases].map(async ([requestId, request]) => {
@@ -137,12 +140,12 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     return replaying;
   }
 
-  function sendRelease(request: ReleaseRequest): Promise<number> {
-    return redis.switchyardRelease(
-      tenantScopeKeys(request.tenantId).concurrency,
-      keyScopeKeys(request.tenantId, request.keyId).concurrency,
-      request.requestId,
-    );
+  function sendRelease(request: ReleaseRequest): Promise<number[]> {
+    return run(request.tenantId, {
+      code: 'r',
+      keys: [tenantScopeKeys(request.tenantId).concurrency, keyScopeKeys(request.tenantId, request.keyId).concurrency],
+      args: [request.requestId],
+    });
   }
 
   async function answerWithoutStore(request: AdmissionRequest): Promise<AdmissionResult> {
@@ -175,16 +178,18 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
         return { allowed: true, retryAfterMs: 0, degraded: false };
       }
       const outcome = await callStore(() =>
-        redis.switchyardAdmit(
-          ...scopeKeyTuple(tenantScopeKeys(request.tenantId)),
-          ...scopeKeyTuple(keyScopeKeys(request.tenantId, request.keyId)),
-          encodeNow(clock?.()),
-          request.requestId,
-          String(cost),
-          String(leaseMs),
-          ...encodeLimits(request.tenantLimits),
-          ...encodeLimits(request.keyLimits),
-        ),
+        run(request.tenantId, {
+          code: 'a',
+          keys: [...scopeKeyTuple(tenantScopeKeys(request.tenantId)), ...scopeKeyTuple(keyScopeKeys(request.tenantId, request.keyId))],
+          args: [
+            encodeNow(clock?.()),
+            request.requestId,
+            String(cost),
+            String(leaseMs),
+            ...encodeLimits(request.tenantLimits),
+            ...encodeLimits(request.keyLimits),
+          ],
+        }),
       );
       if (outcome === 'failed') return answerWithoutStore(request);
       return { ...decodeAdmitReply(outcome.value), degraded: false };
@@ -205,19 +210,19 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
       const tenantKeys = tenantScopeKeys(request.tenantId);
       const keyKeys = keyScopeKeys(request.tenantId, request.keyId);
       const outcome = await callStore(() =>
-        redis.switchyardReconcile(
-          tenantKeys.tokens,
-          tenantKeys.budget,
-          keyKeys.tokens,
-          keyKeys.budget,
-          encodeNow(clock?.()),
-          String(delta),
-          request.admittedAt === undefined ? '' : String(request.admittedAt),
-          encodeFlag(request.tenantLimits.tpm !== undefined),
-          encodeFlag(hasBudget(request.tenantLimits)),
-          encodeFlag(request.keyLimits.tpm !== undefined),
-          encodeFlag(hasBudget(request.keyLimits)),
-        ),
+        run(request.tenantId, {
+          code: 'c',
+          keys: [tenantKeys.tokens, tenantKeys.budget, keyKeys.tokens, keyKeys.budget],
+          args: [
+            encodeNow(clock?.()),
+            String(delta),
+            request.admittedAt === undefined ? '' : String(request.admittedAt),
+            encodeFlag(request.tenantLimits.tpm !== undefined),
+            encodeFlag(hasBudget(request.tenantLimits)),
+            encodeFlag(request.keyLimits.tpm !== undefined),
+            encodeFlag(hasBudget(request.keyLimits)),
+          ],
+        }),
       );
       // Lost for Redis (the caller has nothing better to do with it). The fallback's token
       // windows learn the real usage only where one process both admits and reconciles (`all`):
