@@ -1,9 +1,10 @@
+import { inlineIncludes } from '@switchyard/redis-scripts';
 import { redisTest } from '@switchyard/testkit';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { admitToBudget, budgetPeriods, currentUsage } from './budget-period.ts';
-import { inlineIncludes } from './commands.ts';
 
 describe('budgetPeriods', () => {
   it('should count UTC days and months and the time to the next of each', () => {
@@ -52,6 +53,7 @@ describe('budgetPeriods', () => {
   redisTest('should agree with the Lua calendar maths for any moment from 1970 to 2200', async ({ redisUrl }) => {
     const redis = new Redis(redisUrl);
     const script = inlineIncludes(
+      join(import.meta.dirname, 'lua'),
       [
         '--- @include "constants"',
         '--- @include "budget"',

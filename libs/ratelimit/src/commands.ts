@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadScript } from '@switchyard/redis-scripts';
 import type { Redis, Result } from 'ioredis';
 import type { ScopeKeys } from './keys.ts';
 import type { AdmissionResult, LimitScope, LimitSet, RefusedLimit, WindowState } from './limiter.ts';
@@ -36,28 +36,31 @@ declare module 'ioredis' {
 
 const LUA_DIRECTORY = join(import.meta.dirname, 'lua');
 
-/**
- * Reads a script and inlines its `--- @include "<name>"` lines from lua/includes/ (BullMQ's
- * convention). The key count comes from the file name, `<name>-<numberOfKeys>.lua`, so the
- * header and the registration cannot disagree; `<name>-n.lua` takes a variable number, which
- * the caller passes first.
- */
-export function loadScript(fileName: string): { lua: string; numberOfKeys?: number } {
-  const match = /-(\d+|n)\.lua$/.exec(fileName);
-  if (match === null) throw new Error(`${fileName}: script names end in -<numberOfKeys>.lua or -n.lua`);
-  const lua = inlineIncludes(readFileSync(join(LUA_DIRECTORY, fileName), 'utf8'));
-  return match[1] === 'n' ? { lua } : { lua, numberOfKeys: Number(match[1]) };
-}
-
-export function inlineIncludes(source: string): string {
-  return source.replace(/^--- @include "([\w-]+)"$/gm, (_line, name: string) =>
-    readFileSync(join(LUA_DIRECTORY, 'includes', `${name}.lua`), 'utf8'),
-  );
-}
-
 /** Registers the script; ioredis sends EVALSHA and falls back to EVAL after a restart flushed it. */
 export function defineRateLimitCommands(redis: Redis): void {
-  redis.defineCommand('switchyardRunBatch', loadScript('run-batch-n.lua'));
+  redis.defineCommand('switchyardRunBatch', loadScript(LUA_DIRECTORY, 'run-batch-n.lua'));
+}
+
+/** The reply of each operation, in order: one script call runs them all (lua/run-batch-n.lua). */
+export async function runOperations(redis: Redis, operations: readonly LimiterOperation[]): Promise<number[][]> {
+  const keys: string[] = [];
+  const args: string[] = [];
+  let codes = '';
+  for (const operation of operations) {
+    codes += operation.code;
+    for (const key of operation.keys) keys.push(key);
+    for (const arg of operation.args) args.push(arg);
+  }
+  const reply = await redis.switchyardRunBatch(keys.length, ...keys, codes, ...args);
+  const replies: number[][] = [];
+  let at = 0;
+  for (const operation of operations) {
+    const length = REPLY_LENGTH[operation.code];
+    replies.push(reply.slice(at, at + length));
+    at += length;
+  }
+  if (at !== reply.length) throw new Error(`limiter batch replied with ${reply.length} integers, expected ${at}`);
+  return replies;
 }
 
 /** `now` is undefined in production: the script then reads the server's clock. */

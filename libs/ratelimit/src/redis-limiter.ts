@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis';
-import { decodeAdmitReply, defineRateLimitCommands, encodeFlag, encodeLimits, encodeNow, scopeKeyTuple } from './commands.ts';
+import { createTurnBatcher } from '@switchyard/redis-scripts';
+import { decodeAdmitReply, defineRateLimitCommands, encodeFlag, encodeLimits, encodeNow, runOperations, scopeKeyTuple, type LimiterOperation } from './commands.ts';
 import { DEFAULT_LEASE_MS, STORE_RETRY_AFTER_MS } from './constants.ts';
 import { keyScopeKeys, tenantScopeKeys } from './keys.ts';
 import type { AdmissionRequest, AdmissionResult, Limiter, LimitScope, LimitSet, ReconcileRequest, RefusedLimit, ReleaseRequest } from './limiter.ts';
 import { createCallBound } from './call-bound.ts';
 import { createMemoryLimiter } from './memory-limiter.ts';
-import { createOperationBatcher } from './operation-batcher.ts';
 import { assertAdmittedAt, assertLimitSet, hasAnyLimit, hasBudget, tokenCost, tokenDelta } from './validate-request.ts';
 
 export interface StoreFailurePolicy {
@@ -45,7 +45,7 @@ const MAX_PENDING_RELEASES = 10_000;
 /**
  * Admission against Redis: one script operation checks and charges every limit of the tenant
  * and the key (lua/includes/admit.lua), with time from the server's clock so replicas agree;
- * the operations of a turn go to Redis together (operation-batcher.ts). When Redis
+ * the operations of a turn go to Redis together (createTurnBatcher). When Redis
  * fails or is slow, the store-failure policy answers instead, flagged `degraded`.
  */
 export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
@@ -88,7 +88,8 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   });
   defineRateLimitCommands(redis);
-  const run = createOperationBatcher((numberOfKeys, keysCodesAndArguments) => redis.switchyardRunBatch(numberOfKeys, ...keysCodesAndArguments));
+  // A turn's operations of one tenant go to Redis as one script call (turn-batcher.ts).
+  const run = createTurnBatcher<LimiterOperation, number[]>((operations) => runOperations(redis, operations));
   const firstReady = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   const withinBound = createCallBound(timeoutMs, () => new Error(`Redis did not answer within ${timeoutMs} ms`));
 
@@ -125,7 +126,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     }
   }
 
-  /** Sent together (one batch, operation-batcher.ts); one replay at a time. */
+  /** Sent together (one batch); one replay at a time. */
   function replayReleases(): Promise<void> {
     replaying ??= Promise.all(
       [...pendingReleases].map(async ([requestId, request]) => {

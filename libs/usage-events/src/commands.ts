@@ -1,35 +1,31 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { loadScript } from '@switchyard/redis-scripts';
 import type { Redis, Result } from 'ioredis';
-
-export type RecordUsageArguments = [
-  markerKey: string,
-  dayKey: string,
-  monthKey: string,
-  markerTtlMs: string,
-  dayExpiresAt: string,
-  monthExpiresAt: string,
-  fieldPrefix: string,
-  ...increments: string[],
-];
+import { join } from 'node:path';
+import type { RecordPlan } from './record-plan.ts';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** lua/record-usage-3.lua */
-    switchyardRecordUsage(...args: RecordUsageArguments): Result<number, Context>;
+    /** lua/record-usage-n.lua: the number of keys, the keys, the marker TTL, each event's arguments. */
+    switchyardRecordUsage(numberOfKeys: number, ...keysAndArguments: string[]): Result<number[], Context>;
   }
 }
 
 const LUA_DIRECTORY = join(import.meta.dirname, 'lua');
 
-/** `<name>-<numberOfKeys>.lua`: the key count comes from the file name, so header and registration agree. */
-export function loadScript(fileName: string): { lua: string; numberOfKeys: number } {
-  const match = /-(\d+)\.lua$/.exec(fileName);
-  if (match === null) throw new Error(`${fileName}: script names end in -<numberOfKeys>.lua`);
-  return { lua: readFileSync(join(LUA_DIRECTORY, fileName), 'utf8'), numberOfKeys: Number(match[1]) };
-}
-
 /** Registers the script; ioredis sends EVALSHA and falls back to EVAL after a restart flushed it. */
 export function defineUsageCommands(redis: Redis): void {
-  redis.defineCommand('switchyardRecordUsage', loadScript('record-usage-3.lua'));
+  redis.defineCommand('switchyardRecordUsage', loadScript(LUA_DIRECTORY, 'record-usage-n.lua'));
+}
+
+/** Records the planned events of one tenant in one script call; true for each counted now. */
+export async function recordPlans(redis: Redis, markerTtlMs: number, plans: readonly RecordPlan[]): Promise<boolean[]> {
+  const keys: string[] = [];
+  const args: string[] = [String(markerTtlMs)];
+  for (const plan of plans) {
+    keys.push(plan.markerKey, plan.dayKey, plan.monthKey);
+    args.push(String(plan.dayExpiresAt), String(plan.monthExpiresAt), plan.fieldPrefix, String(plan.increments.length));
+    for (const [field, amount] of plan.increments) args.push(field, String(amount));
+  }
+  const counted = await redis.switchyardRecordUsage(keys.length, ...keys, ...args);
+  return counted.map((value) => value === 1);
 }

@@ -14,7 +14,7 @@
  *
  * - Every key of a tenant carries the hash tag `{t:<tenant>}`: the marker and both hashes share
  *   a Redis Cluster slot, so one script checks the marker and counts atomically
- *   (lua/record-usage-3.lua).
+ *   (lua/record-usage-n.lua).
  * - `<tenant>`, `<key>`, `<model>` and `<requestId>` are URI-encoded, which escapes `{`, `}`
  *   and `:`: no id can move the hash tag or pass for another id's field.
  * - One hash per tenant and period (not per key and model) so a query reads one hash per day

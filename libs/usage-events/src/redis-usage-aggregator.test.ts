@@ -37,6 +37,20 @@ describe('redis usage aggregator', () => {
     expect(await redis.hgetall(aggregateKey('acme', 'day', `${Y}-03-14`))).toEqual({ 'ci:fast:requests': '1', 'ci:fast:input': '7' });
   });
 
+  redisTest("should record a turn's events as one script call per tenant, each counted once", async ({ redisUrl }) => {
+    const aggregator = open({ url: redisUrl });
+    const redis = client(redisUrl);
+    // Loads the script, so that what is counted below are the batches alone.
+    await aggregator.record(usageEvent({ tenantId: 'warm-up' }));
+    await redis.config('RESETSTAT');
+    const repeated = usageEvent({ inputTokens: 3 });
+    const events = [repeated, usageEvent({ tenantId: 'globex' }), usageEvent({ inputTokens: 5, outputTokens: 0 }), structuredClone(repeated)];
+    expect(await Promise.all(events.map((event) => aggregator.record(event)))).toEqual([true, true, true, false]);
+    expect(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1]).toBe('2');
+    const rows = await aggregator.query({ tenantId: 'acme', from: `${Y}-01-01`, to: `${Y}-12-31`, groupBy: 'month' });
+    expect(rows).toMatchObject([{ requests: 2, inputTokens: 8 }]);
+  });
+
   redisTest('should remember a counted request for the marker TTL, at least a week', async ({ redisUrl }) => {
     const aggregator = open({ url: redisUrl });
     await aggregator.record(usageEvent({ requestId: 'r-ttl' }));

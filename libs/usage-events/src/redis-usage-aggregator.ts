@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
-import { defineUsageCommands } from './commands.ts';
+import { createTurnBatcher } from '@switchyard/redis-scripts';
+import { defineUsageCommands, recordPlans } from './commands.ts';
 import { queryAggregates } from './query-aggregates.ts';
-import { planRecord, resolveRetention, type UsageRetention } from './record-plan.ts';
+import { planRecord, resolveRetention, type RecordPlan, type UsageRetention } from './record-plan.ts';
 import type { UsageAggregator } from './usage-aggregator.ts';
 import type { UsageEvent } from './usage-event.ts';
 
@@ -16,10 +17,11 @@ export interface RedisUsageAggregatorOptions {
 const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
 
 /**
- * Aggregates in Redis (key scheme in keys.ts). Recording is one script call that sets the
- * request's marker and counts in the same step (lua/record-usage-3.lua), so a request is
- * counted once across any number of deliveries, workers and crashes. A call that fails or
- * times out may or may not have counted; retrying it is always safe.
+ * Aggregates in Redis (key scheme in keys.ts). Recording sets the request's marker and counts
+ * in the same script step (lua/record-usage-n.lua), so a request is counted once across any
+ * number of deliveries, workers and crashes. The events recorded in one turn (a worker's batch
+ * job) go as one script call per tenant. A call that fails or times out may or may not have
+ * counted; retrying it is always safe.
  */
 export function createRedisUsageAggregator(options: RedisUsageAggregatorOptions): UsageAggregator {
   const retention = resolveRetention(options.retention);
@@ -28,30 +30,15 @@ export function createRedisUsageAggregator(options: RedisUsageAggregatorOptions)
     // Commands wait for a reconnect, within the timeout, rather than fail at the first blip.
     maxRetriesPerRequest: 3,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    // A worker records a batch's events at once: they go out in one write, their replies come
-    // back in one read, instead of a round trip each.
-    enableAutoPipelining: true,
   });
   defineUsageCommands(redis);
+  const record = createTurnBatcher<RecordPlan, boolean>((plans) => recordPlans(redis, retention.markerTtlMs, plans));
   // The callers see failures through rejected calls; without a listener ioredis would print
   // every reconnect error to stderr.
   redis.on('error', () => {});
 
   return {
-    async record(event: UsageEvent): Promise<boolean> {
-      const plan = planRecord(event, retention);
-      const counted = await redis.switchyardRecordUsage(
-        plan.markerKey,
-        plan.dayKey,
-        plan.monthKey,
-        String(retention.markerTtlMs),
-        String(plan.dayExpiresAt),
-        String(plan.monthExpiresAt),
-        plan.fieldPrefix,
-        ...plan.increments.flatMap(([field, amount]) => [field, String(amount)]),
-      );
-      return counted === 1;
-    },
+    record: (event: UsageEvent) => record(event.tenantId, planRecord(event, retention)),
 
     query: (query) =>
       queryAggregates(async (keys) => {

@@ -1,7 +1,7 @@
 import type { JobsOptions } from 'bullmq';
 
 /**
- * Options of every usage job. Recording is idempotent (the marker in lua/record-usage-3.lua),
+ * Options of every usage job. Recording is idempotent (the marker in lua/record-usage-n.lua),
  * so retries are always safe: a job whose aggregator call failed is retried with backoff for
  * about 17 minutes (1 s doubling, 10 attempts) before it is kept as failed.
  * Finished jobs are bounded (style-anchors §5): completed ones stay an hour (their ids keep

@@ -1,0 +1,2 @@
+export { inlineIncludes, loadScript, type LoadedScript } from './load-script.ts';
+export { createTurnBatcher, type SendBatch } from './turn-batcher.ts';
