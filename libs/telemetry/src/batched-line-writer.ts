@@ -1,7 +1,7 @@
 import { write, writeSync } from 'node:fs';
 
-/** Bytes a batch buffer holds; a longer line gets a buffer of its own. */
-const CHUNK_BYTES = 16 * 1024;
+/** Bytes a batch buffer holds (the largest useful minBytes); a longer line gets a buffer of its own. */
+const CHUNK_BYTES = 64 * 1024;
 /**
  * Past this much unwritten output (the reader of stdout has stopped reading) new lines are
  * dropped and counted, rather than growing the heap until the process dies.
