@@ -15,6 +15,21 @@ describe('memory usage aggregator', () => {
     await aggregator.close();
   });
 
+  it('should keep a request id counted again after its marker expired until its new marker is the oldest', async () => {
+    let now = Date.UTC(Y, 2, 14);
+    const aggregator = createMemoryUsageAggregator({ maxMarkers: 2, now: () => now });
+    const [again, other, third] = [usageEvent(), usageEvent(), usageEvent()] as const;
+    expect(await aggregator.record(again)).toBe(true);
+    now += 9 * DAY_MS;
+    expect(await aggregator.record(again)).toBe(true);
+    // Pushes out the first marker of `again`, which must not take its second with it.
+    expect(await aggregator.record(other)).toBe(true);
+    expect(await aggregator.record(again)).toBe(false);
+    expect(await aggregator.record(third)).toBe(true);
+    expect(await aggregator.record(again)).toBe(true);
+    await aggregator.close();
+  });
+
   it('should forget request ids after the marker TTL and aggregates after their retention', async () => {
     let now = Date.UTC(Y, 2, 14, 13);
     const aggregator = createMemoryUsageAggregator({ now: () => now, retention: { days: 30, months: 1 } });

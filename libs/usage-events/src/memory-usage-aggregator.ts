@@ -1,5 +1,5 @@
 import { queryAggregates } from './query-aggregates.ts';
-import { planRecord, resolveRetention, type UsageRetention } from './record-plan.ts';
+import { planRecord, resolveRetention, type RecordPlan, type UsageRetention } from './record-plan.ts';
 import type { UsageAggregator } from './usage-aggregator.ts';
 import type { UsageEvent } from './usage-event.ts';
 
@@ -20,8 +20,14 @@ export interface MemoryUsageAggregatorOptions {
 const DEFAULT_MAX_MARKERS = 10_000;
 const SWEEP_INTERVAL_MS = 3_600_000;
 
+/**
+ * One aggregate hash. Its fields (`<key>:<model>:<metric>`) are kept grouped by their
+ * `<key>:<model>:` prefix, so recording an event looks up its prefix once and then each metric
+ * by a constant name, instead of building and hashing a field name per metric. The flat names
+ * are put together only when queried.
+ */
 interface StoredHash {
-  fields: Map<string, number>;
+  groups: Map<string, Map<string, number>>;
   expiresAt: number;
 }
 
@@ -33,32 +39,48 @@ export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOption
   const retention = resolveRetention(options.retention);
   const maxMarkers = options.maxMarkers ?? DEFAULT_MAX_MARKERS;
   const now = options.now ?? Date.now;
-  /** marker key → expiry; insertion order is age order, as every marker gets the same TTL. */
+  /** marker key → expiry. */
   const markers = new Map<string, number>();
+  /**
+   * The markers in the order they were set, a ring of `maxMarkers`: the one overwritten is the
+   * oldest, forgotten unless set again since (its expiry then differs). Not the map's own
+   * insertion order: a map used first in, first out keeps its deleted entries as holes at the
+   * front until it is rebuilt, and finding the oldest walked past thousands of them, 8 µs an
+   * event (docs/performance.md).
+   */
+  const ring: Array<string | undefined> = new Array<string | undefined>(maxMarkers).fill(undefined);
+  const ringExpiries = new Float64Array(maxMarkers);
+  let ringNext = 0;
   const hashes = new Map<string, StoredHash>();
 
   const sweeper = setInterval(() => {
     const at = now();
     for (const [key, hash] of hashes) if (hash.expiresAt <= at) hashes.delete(key);
-    forgetMarkers(at);
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
 
-  function forgetMarkers(at: number): void {
-    for (const [key, expiresAt] of markers) {
-      if (expiresAt > at && markers.size <= maxMarkers) break;
-      markers.delete(key);
-    }
+  function mark(key: string, expiresAt: number): void {
+    const oldest = ring[ringNext];
+    if (oldest !== undefined && markers.get(oldest) === ringExpiries[ringNext]) markers.delete(oldest);
+    markers.set(key, expiresAt);
+    ring[ringNext] = key;
+    ringExpiries[ringNext] = expiresAt;
+    ringNext = (ringNext + 1) % maxMarkers;
   }
 
-  function increment(key: string, expiresAt: number, field: string, amount: number, at: number): void {
+  function add(key: string, expiresAt: number, prefix: string, increments: RecordPlan['increments'], at: number): void {
     let hash = hashes.get(key);
     if (hash === undefined || hash.expiresAt <= at) {
-      hash = { fields: new Map(), expiresAt };
+      hash = { groups: new Map(), expiresAt };
       hashes.set(key, hash);
     }
     hash.expiresAt = expiresAt;
-    hash.fields.set(field, (hash.fields.get(field) ?? 0) + amount);
+    let group = hash.groups.get(prefix);
+    if (group === undefined) {
+      group = new Map();
+      hash.groups.set(prefix, group);
+    }
+    for (const [metric, amount] of increments) group.set(metric, (group.get(metric) ?? 0) + amount);
   }
 
   return {
@@ -67,14 +89,9 @@ export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOption
       const at = now();
       const seenUntil = markers.get(plan.markerKey);
       if (seenUntil !== undefined && seenUntil > at) return false;
-      markers.delete(plan.markerKey);
-      markers.set(plan.markerKey, at + retention.markerTtlMs);
-      forgetMarkers(at);
-      for (const [field, amount] of plan.increments) {
-        const name = plan.fieldPrefix + field;
-        increment(plan.dayKey, plan.dayExpiresAt, name, amount, at);
-        increment(plan.monthKey, plan.monthExpiresAt, name, amount, at);
-      }
+      mark(plan.markerKey, at + retention.markerTtlMs);
+      add(plan.dayKey, plan.dayExpiresAt, plan.fieldPrefix, plan.increments, at);
+      add(plan.monthKey, plan.monthExpiresAt, plan.fieldPrefix, plan.increments, at);
       return true;
     },
 
@@ -83,7 +100,10 @@ export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOption
         const at = now();
         return keys.map((key) => {
           const hash = hashes.get(key);
-          return hash === undefined || hash.expiresAt <= at ? {} : Object.fromEntries(hash.fields);
+          const fields: Record<string, number> = {};
+          if (hash === undefined || hash.expiresAt <= at) return fields;
+          for (const [prefix, group] of hash.groups) for (const [metric, count] of group) fields[prefix + metric] = count;
+          return fields;
         });
       }, query),
 
