@@ -75,8 +75,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
   function liveLeases(key: string, at: number): Map<string, number> | undefined {
     const held = leases.get(key);
     if (held === undefined) return undefined;
-    // forEach rather than a destructuring for…of: this runs on every admission, over every open
-    // request of the scope, and the loop's entry arrays were a fifth of the admission's garbage.
+    // forEach rather than a destructuring for…of: the loop's entry arrays are garbage per lease.
     held.forEach((expiresAt, requestId) => {
       if (expiresAt <= at) held.delete(requestId);
     });
@@ -84,8 +83,19 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
     return held.size === 0 ? undefined : held;
   }
 
+  /**
+   * The leases of a concurrency key, expired ones dropped only when they could matter: while
+   * fewer are held than the limit, dropping some cannot change the answer, and walking every
+   * open request's lease on every admission was most of what admission cost with many open.
+   * The minute's sweep bounds what is kept meanwhile.
+   */
+  function leasesFor(key: string, limit: number, at: number): Map<string, number> | undefined {
+    const held = leases.get(key);
+    return held !== undefined && held.size >= limit ? liveLeases(key, at) : held;
+  }
+
   function readScope(scope: LimitScope, limits: LimitSet, keys: ScopeKeys, requestId: string, periods: BudgetPeriods, at: number): ScopeInput {
-    const held = limits.concurrency === undefined ? undefined : liveLeases(keys.concurrency, at);
+    const held = limits.concurrency === undefined ? undefined : leasesFor(keys.concurrency, limits.concurrency, at);
     return {
       scope,
       limits,
@@ -93,7 +103,8 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
         requests: limits.rpm === undefined ? undefined : readWindow(keys.requests, at),
         tokens: limits.tpm === undefined ? undefined : readWindow(keys.tokens, at),
         slotsInUse: held?.size ?? 0,
-        holdsSlot: held?.has(requestId) ?? false,
+        // A lease of this request that expired is not held, pruned or not.
+        holdsSlot: (held?.get(requestId) ?? 0) > at,
         budget: hasBudget(limits) ? readBudget(keys.budget, periods, at) : { dayUsed: 0, monthUsed: 0 },
       },
     };
