@@ -297,7 +297,7 @@ describe('redis limiter across replicas', () => {
         fc.array(operations, { minLength: 1, maxLength: 30, size: 'max' }),
         playTogether,
       ),
-      { numRuns: 100 },
+      { numRuns: 300 },
     );
   });
 

@@ -197,9 +197,11 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     },
 
     async release(request: ReleaseRequest): Promise<void> {
+      // Sent before anything is awaited, so that it takes its place in this turn's batch in the
+      // order it was called, before an admission called after it that its slot may let in.
+      const outcome = callStore(() => sendRelease(request));
       await fallback.release(request);
-      const outcome = await callStore(() => sendRelease(request));
-      if (outcome === 'failed' && pendingReleases.size < MAX_PENDING_RELEASES) pendingReleases.set(request.requestId, request);
+      if ((await outcome) === 'failed' && pendingReleases.size < MAX_PENDING_RELEASES) pendingReleases.set(request.requestId, request);
     },
 
     async reconcile(request: ReconcileRequest): Promise<void> {
