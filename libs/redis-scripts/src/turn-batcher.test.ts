@@ -3,12 +3,12 @@ import { createTurnBatcher } from './turn-batcher.ts';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-function recording(answer: (items: readonly string[]) => Promise<readonly string[]> = async (items) => items.map((item) => item.toUpperCase())) {
+function recording(answer: (items: readonly string[]) => Promise<readonly string[]> = async (items) => items.map((item) => item.toUpperCase()), maxBatch?: number) {
   const batches: string[][] = [];
   const call = createTurnBatcher<string, string>((items) => {
     batches.push([...items]);
     return answer(items);
-  });
+  }, maxBatch);
   return { batches, call };
 }
 
@@ -21,6 +21,12 @@ describe('createTurnBatcher', () => {
       ['a', 'b', 'c'],
       ['x', 'y'],
     ]);
+  });
+
+  it('should split a turn of more calls than a batch holds into batches in order', async () => {
+    const { batches, call } = recording(undefined, 2);
+    expect(await Promise.all(['a', 'b', 'c', 'd', 'e'].map((item) => call('acme', item)))).toEqual(['A', 'B', 'C', 'D', 'E']);
+    expect(batches).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
   });
 
   it('should send calls of different turns in different batches', async () => {

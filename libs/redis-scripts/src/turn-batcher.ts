@@ -18,7 +18,11 @@ export type SendBatch<Item, Result> = (items: readonly Item[]) => Promise<readon
  * and never waits for an earlier one, so a call is never held behind one that hangs: once its
  * caller has given up and moved on, it cannot still be sent.
  */
-export function createTurnBatcher<Item, Result>(send: SendBatch<Item, Result>): (group: string, item: Item) => Promise<Result> {
+export function createTurnBatcher<Item, Result>(
+  send: SendBatch<Item, Result>,
+  /** Most calls in one batch; more in one turn go as several, in order (a burst must not build one huge command). */
+  maxBatch = 500,
+): (group: string, item: Item) => Promise<Result> {
   let pending = new Map<string, Array<Pending<Item, Result>>>();
   let scheduled = false;
 
@@ -26,7 +30,10 @@ export function createTurnBatcher<Item, Result>(send: SendBatch<Item, Result>): 
     scheduled = false;
     const batches = pending;
     pending = new Map();
-    for (const batch of batches.values()) sendBatch(batch);
+    for (const batch of batches.values()) {
+      if (batch.length <= maxBatch) sendBatch(batch);
+      else for (let start = 0; start < batch.length; start += maxBatch) sendBatch(batch.slice(start, start + maxBatch));
+    }
   }
 
   function sendBatch(batch: Array<Pending<Item, Result>>): void {
