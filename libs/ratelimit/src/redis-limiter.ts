@@ -88,7 +88,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   });
   defineRateLimitCommands(redis);
-  // A turn's operations of one tenant go to Redis as one script call (turn-batcher.ts).
+  // A turn's operations of one tenant go to Redis as one script call (createTurnBatcher).
   const run = createTurnBatcher<LimiterOperation, number[]>((operations) => runOperations(redis, operations));
   const firstReady = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   const withinBound = createCallBound(timeoutMs, () => new Error(`Redis did not answer within ${timeoutMs} ms`));
