@@ -11,4 +11,3 @@ export type {
 } from './limiter.ts';
 export { keyScopeKeys, tenantScopeKeys, type ScopeKeys } from './keys.ts';
 export { createMemoryLimiter, type MemoryLimiterOptions } from './memory-limiter.ts';
-export { createRedisLimiter, type RedisLimiterOptions, type StoreFailurePolicy } from './redis-limiter.ts';

@@ -17,7 +17,5 @@ export { MAX_DAILY_QUERY_DAYS, MAX_QUERY_DAYS } from './query-aggregates.ts';
 export { requestMarkerKey } from './keys.ts';
 export { DEFAULT_RETENTION, MIN_MARKER_TTL_MS, type UsageRetention } from './record-plan.ts';
 export { computeCostMicros, priceUsageEvent, type ModelPrice, type PriceLookup } from './prices.ts';
-export { createBullmqUsageSink, type BullmqUsageSink, type BullmqUsageSinkOptions } from './bullmq-usage-sink.ts';
 export { createMemoryUsageSink, type MemoryUsageSinkOptions } from './memory-usage-sink.ts';
-export { createRedisUsageAggregator, type RedisUsageAggregatorOptions } from './redis-usage-aggregator.ts';
 export { createMemoryUsageAggregator, type MemoryUsageAggregatorOptions } from './memory-usage-aggregator.ts';

@@ -8,7 +8,6 @@ import { createSnapshotRoutes, type SnapshotFeed } from './internal/snapshot-rou
 import { silentLogger, type CatalogLogger } from './logger.ts';
 import { mergeSnapshot } from './merge-snapshot.ts';
 import { createMemoryRuntimeStore } from './store/memory-runtime-store.ts';
-import { createRedisRuntimeStore } from './store/redis-runtime-store.ts';
 import type { RuntimeState, RuntimeStore } from './store/runtime-store.ts';
 
 export interface CatalogServiceOptions {
@@ -102,7 +101,8 @@ export async function createCatalogService(options: CatalogServiceOptions): Prom
   const store: RuntimeStore =
     options.redisUrl === undefined || options.redisUrl === ''
       ? createMemoryRuntimeStore()
-      : await createRedisRuntimeStore({ url: options.redisUrl, onError: storeFailed });
+      : // Imported only with Redis: a catalog without it does not load ioredis.
+        await (await import('./store/redis-runtime-store.ts')).createRedisRuntimeStore({ url: options.redisUrl, onError: storeFailed });
   if (!store.shared) logger.info('catalog: in-memory store (no REDIS_URL): runtime changes are lost at restart; single instance only');
 
   /** One at a time: a reload's announce-and-swap never interleaves with a read of the store. */

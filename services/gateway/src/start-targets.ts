@@ -84,11 +84,13 @@ async function simulatorFor(catalog: CatalogSource): Promise<{ url: string; clos
 
 /** Responses state and tool-call signatures in Redis when there is one, else in this process (single instance). */
 async function conversationStoresFor(env: Record<string, string | undefined>): Promise<{ responseStore: ResponseStore; signatureStore: SignatureStore }> {
-  const { createMemoryResponseStore, createMemorySignatureStore, createRedisResponseStore, createRedisSignatureStore } = await import('@switchyard/router');
   const url = env.REDIS_URL;
-  return url === undefined || url === ''
-    ? { responseStore: createMemoryResponseStore(), signatureStore: createMemorySignatureStore() }
-    : { responseStore: createRedisResponseStore({ url }), signatureStore: createRedisSignatureStore({ url }) };
+  if (url === undefined || url === '') {
+    const { createMemoryResponseStore, createMemorySignatureStore } = await import('@switchyard/router');
+    return { responseStore: createMemoryResponseStore(), signatureStore: createMemorySignatureStore() };
+  }
+  const { createRedisResponseStore, createRedisSignatureStore } = await import('@switchyard/router/redis');
+  return { responseStore: createRedisResponseStore({ url }), signatureStore: createRedisSignatureStore({ url }) };
 }
 
 /**
@@ -96,9 +98,9 @@ async function conversationStoresFor(env: Record<string, string | undefined>): P
  * Store outages follow the catalog's onStoreFailure policy and show in metrics and logs.
  */
 async function limiterFor(env: Record<string, string | undefined>, catalog: CatalogSource, metrics: Metrics, logger: Logger): Promise<Limiter> {
-  const { createMemoryLimiter, createRedisLimiter } = await import('@switchyard/ratelimit');
   const url = env.REDIS_URL;
-  if (url === undefined || url === '') return createMemoryLimiter();
+  if (url === undefined || url === '') return (await import('@switchyard/ratelimit')).createMemoryLimiter();
+  const { createRedisLimiter } = await import('@switchyard/ratelimit/redis');
   const limiter = createRedisLimiter({
     url,
     onStoreFailure: catalog.current().snapshot.limits.onStoreFailure,
@@ -124,15 +126,14 @@ async function usageSinkFor(
   logger: Logger,
   aggregator: UsageAggregator | undefined,
 ): Promise<UsageSink | undefined> {
-  const { createBullmqUsageSink, createMemoryUsageSink } = await import('@switchyard/usage-events');
   const redisUrl = env.REDIS_URL;
   const onError = (error: unknown) => logger.warn({ err: error }, 'usage pipeline error');
   const onDrop = (count: number, reason: string) => {
     metrics.usageEventsDropped.inc({ reason }, count);
     logger.error({ count, reason }, 'usage events dropped');
   };
-  if (redisUrl !== undefined && redisUrl !== '') return createBullmqUsageSink({ redisUrl, onError, onDrop });
-  if (aggregator !== undefined) return createMemoryUsageSink(aggregator, { onError, onDrop });
+  if (redisUrl !== undefined && redisUrl !== '') return (await import('@switchyard/usage-events/redis')).createBullmqUsageSink({ redisUrl, onError, onDrop });
+  if (aggregator !== undefined) return (await import('@switchyard/usage-events')).createMemoryUsageSink(aggregator, { onError, onDrop });
   logger.warn('no REDIS_URL: usage events are not recorded by this router');
   return undefined;
 }
@@ -276,21 +277,24 @@ async function routerCore(
 
 async function startAll(options: CliOptions, env: Record<string, string | undefined>, logger: Logger, tracer: Tracer): Promise<Running> {
   const config = requireConfig(options);
-  const [{ createMemoryUsageAggregator, createRedisUsageAggregator }, { startWorker }, { buildIngress }] = await Promise.all([
-    import('@switchyard/usage-events'),
-    import('@switchyard/worker'),
-    import('@switchyard/ingress'),
-  ]);
+  const { buildIngress } = await import('@switchyard/ingress');
   const metrics = new Metrics();
   const resources = new Resources();
   const redisUrl = env.REDIS_URL;
+  const withRedis = redisUrl !== undefined && redisUrl !== '';
+  // BullMQ and ioredis are loaded only with Redis: without, they would be 13 MB for nothing.
   const aggregator = resources.add(
-    redisUrl === undefined || redisUrl === '' ? createMemoryUsageAggregator() : createRedisUsageAggregator({ url: redisUrl }),
+    withRedis
+      ? (await import('@switchyard/usage-events/redis')).createRedisUsageAggregator({ url: redisUrl })
+      : (await import('@switchyard/usage-events')).createMemoryUsageAggregator(),
   );
   const service = resources.add(await catalogServiceFor(options, env, logger, config, aggregator));
   const catalog = service.source;
   // With Redis, `all` also runs the worker that empties the usage queue into the aggregates.
-  if (redisUrl !== undefined && redisUrl !== '') resources.add(startWorker({ redisUrl, aggregator, prices: () => undefined, logger }));
+  if (withRedis) {
+    const { startWorker } = await import('@switchyard/worker');
+    resources.add(startWorker({ redisUrl, aggregator, prices: () => undefined, logger }));
+  }
   const usageSink = await usageSinkFor(env, metrics, logger, aggregator);
   const { router, limiter } = await routerCore(env, catalog, metrics, logger, resources, usageSink, tracer, config.server.streamKeepAliveMs);
   let draining = false;
@@ -327,7 +331,7 @@ async function reloadCatalog(service: CatalogService, logger: Logger, printKeys:
 
 /** `GET /admin/v1/usage?tenant=&from=&to=&groupBy=`, behind the admin token like the rest of the admin API. */
 async function usageAdminRoutes(aggregator: UsageAggregator): Promise<FastifyPluginAsync> {
-  const { queryUsage } = await import('@switchyard/worker');
+  const { queryUsage } = await import('@switchyard/worker/query');
   return async (app) => {
     app.get('/usage', async (request) => queryUsage(aggregator, request.query));
   };
@@ -446,7 +450,7 @@ async function startCatalog(options: CliOptions, env: Record<string, string | un
   const aggregator =
     redisUrl === undefined || redisUrl === ''
       ? undefined
-      : resources.add((await import('@switchyard/usage-events')).createRedisUsageAggregator({ url: redisUrl }));
+      : resources.add((await import('@switchyard/usage-events/redis')).createRedisUsageAggregator({ url: redisUrl }));
   const service = resources.add(await catalogServiceFor(options, env, logger, config, aggregator));
   if (service.generatedKeys.length > 0) {
     await resources.close();

@@ -1,7 +1,6 @@
 import { redisTest } from '@switchyard/testkit';
+import { createBullmqUsageSink, createRedisUsageAggregator } from '@switchyard/usage-events/redis';
 import {
-  createBullmqUsageSink,
-  createRedisUsageAggregator,
   usageBatchJobId,
   USAGE_BATCH_JOB_NAME,
   USAGE_JOB_NAME,

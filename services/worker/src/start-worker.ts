@@ -1,5 +1,6 @@
 import { createLogger } from '@switchyard/telemetry';
-import { createRedisUsageAggregator, USAGE_JOB_OPTIONS, USAGE_QUEUE_NAME, type PriceLookup, type UsageAggregator } from '@switchyard/usage-events';
+import { USAGE_JOB_OPTIONS, USAGE_QUEUE_NAME, type PriceLookup, type UsageAggregator } from '@switchyard/usage-events';
+import { createRedisUsageAggregator } from '@switchyard/usage-events/redis';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { createAggregateUsageProcessor } from './processors/aggregate-usage.ts';
 import type { WorkerLogger } from './worker-logger.ts';

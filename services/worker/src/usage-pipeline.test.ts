@@ -1,13 +1,6 @@
 import { redisTest } from '@switchyard/testkit';
-import {
-  createBullmqUsageSink,
-  createMemoryUsageAggregator,
-  createMemoryUsageSink,
-  createRedisUsageAggregator,
-  type UsageAggregator,
-  type UsageEvent,
-  type UsageSink,
-} from '@switchyard/usage-events';
+import { createMemoryUsageAggregator, createMemoryUsageSink, type UsageAggregator, type UsageEvent, type UsageSink } from '@switchyard/usage-events';
+import { createBullmqUsageSink, createRedisUsageAggregator } from '@switchyard/usage-events/redis';
 import { Queue } from 'bullmq';
 import { describe, expect, onTestFinished, vi } from 'vitest';
 import { startWorker } from './start-worker.ts';

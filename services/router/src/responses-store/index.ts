@@ -1,4 +1,3 @@
 export * from './response-store.ts';
 export * from './memory-response-store.ts';
-export * from './redis-response-store.ts';
 export * from './signature-store.ts';

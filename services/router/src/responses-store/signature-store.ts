@@ -1,5 +1,4 @@
 import type { ReasoningPart, VendorSignature } from '@switchyard/canonical';
-import { connectRedis } from './connect-redis.ts';
 
 /**
  * What a tool call carried that only its own vendor can use again (protocols.md §10.4
@@ -20,7 +19,7 @@ export interface SignatureStore {
 }
 
 /** A tool loop continues within minutes; a day covers a long pause. */
-const TTL_SECONDS = 24 * 3600;
+export const SIGNATURE_TTL_SECONDS = 24 * 3600;
 
 export function createMemorySignatureStore(maxEntries = 50_000): SignatureStore {
   const entries = new Map<string, { value: CallSignatures; expiresAt: number }>();
@@ -32,7 +31,7 @@ export function createMemorySignatureStore(maxEntries = 50_000): SignatureStore 
           const oldest = entries.keys().next().value;
           if (oldest !== undefined) entries.delete(oldest);
         }
-        entries.set(keyOf(tenantId, id), { value, expiresAt: Date.now() + TTL_SECONDS * 1000 });
+        entries.set(keyOf(tenantId, id), { value, expiresAt: Date.now() + SIGNATURE_TTL_SECONDS * 1000 });
       }
     },
     async load(tenantId, callIds) {
@@ -45,35 +44,6 @@ export function createMemorySignatureStore(maxEntries = 50_000): SignatureStore 
     },
     async close() {
       entries.clear();
-    },
-  };
-}
-
-/** In Redis, one key per call, hash-tagged by tenant (`sy:{t:<tenant>}:sig:<call id>`), with a TTL. */
-export function createRedisSignatureStore(options: { url: string; timeoutMs?: number }): SignatureStore {
-  const { redis, ready: connected } = connectRedis(options.url, options.timeoutMs);
-  const keyOf = (tenantId: string, id: string) => `sy:{t:${tenantId}}:sig:${id}`;
-  return {
-    async save(tenantId, values) {
-      if (values.size === 0) return;
-      await connected;
-      const pipeline = redis.pipeline();
-      for (const [id, value] of values) pipeline.set(keyOf(tenantId, id), JSON.stringify(value), 'EX', TTL_SECONDS);
-      await pipeline.exec();
-    },
-    async load(tenantId, callIds) {
-      const found = new Map<string, CallSignatures>();
-      if (callIds.length === 0) return found;
-      await connected;
-      const values = await redis.mget(callIds.map((id) => keyOf(tenantId, id)));
-      values.forEach((value, index) => {
-        const id = callIds[index];
-        if (value !== null && id !== undefined) found.set(id, JSON.parse(value) as CallSignatures);
-      });
-      return found;
-    },
-    async close() {
-      redis.disconnect();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { redisTest } from '@switchyard/testkit';
-import { createRedisUsageAggregator, type UsageAggregator } from '@switchyard/usage-events';
+import type { UsageAggregator } from '@switchyard/usage-events';
+import { createRedisUsageAggregator } from '@switchyard/usage-events/redis';
 import { UnrecoverableError } from 'bullmq';
 import { describe, expect, onTestFinished } from 'vitest';
 import { expectedRows, PRICES, recordingLogger, TEST_YEAR, usageEvent } from '../test-support.ts';
