@@ -82,10 +82,16 @@ async function simulatorFor(catalog: CatalogSource): Promise<{ url: string; clos
   return startSimulator({ port: 0, host: '127.0.0.1' });
 }
 
+/** REDIS_URL when it names a server; unset and empty both mean in-memory stores. */
+function redisUrlOf(env: Record<string, string | undefined>): string | undefined {
+  const url = env.REDIS_URL;
+  return url === undefined || url === '' ? undefined : url;
+}
+
 /** Responses state and tool-call signatures in Redis when there is one, else in this process (single instance). */
 async function conversationStoresFor(env: Record<string, string | undefined>): Promise<{ responseStore: ResponseStore; signatureStore: SignatureStore }> {
-  const url = env.REDIS_URL;
-  if (url === undefined || url === '') {
+  const url = redisUrlOf(env);
+  if (url === undefined) {
     const { createMemoryResponseStore, createMemorySignatureStore } = await import('@switchyard/router');
     return { responseStore: createMemoryResponseStore(), signatureStore: createMemorySignatureStore() };
   }
@@ -98,8 +104,8 @@ async function conversationStoresFor(env: Record<string, string | undefined>): P
  * Store outages follow the catalog's onStoreFailure policy and show in metrics and logs.
  */
 async function limiterFor(env: Record<string, string | undefined>, catalog: CatalogSource, metrics: Metrics, logger: Logger): Promise<Limiter> {
-  const url = env.REDIS_URL;
-  if (url === undefined || url === '') return (await import('@switchyard/ratelimit')).createMemoryLimiter();
+  const url = redisUrlOf(env);
+  if (url === undefined) return (await import('@switchyard/ratelimit')).createMemoryLimiter();
   const { createRedisLimiter } = await import('@switchyard/ratelimit/redis');
   const limiter = createRedisLimiter({
     url,
@@ -126,13 +132,13 @@ async function usageSinkFor(
   logger: Logger,
   aggregator: UsageAggregator | undefined,
 ): Promise<UsageSink | undefined> {
-  const redisUrl = env.REDIS_URL;
+  const redisUrl = redisUrlOf(env);
   const onError = (error: unknown) => logger.warn({ err: error }, 'usage pipeline error');
   const onDrop = (count: number, reason: string) => {
     metrics.usageEventsDropped.inc({ reason }, count);
     logger.error({ count, reason }, 'usage events dropped');
   };
-  if (redisUrl !== undefined && redisUrl !== '') return (await import('@switchyard/usage-events/redis')).createBullmqUsageSink({ redisUrl, onError, onDrop });
+  if (redisUrl !== undefined) return (await import('@switchyard/usage-events/redis')).createBullmqUsageSink({ redisUrl, onError, onDrop });
   if (aggregator !== undefined) return (await import('@switchyard/usage-events')).createMemoryUsageSink(aggregator, { onError, onDrop });
   logger.warn('no REDIS_URL: usage events are not recorded by this router');
   return undefined;
@@ -280,18 +286,17 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
   const { buildIngress } = await import('@switchyard/ingress');
   const metrics = new Metrics();
   const resources = new Resources();
-  const redisUrl = env.REDIS_URL;
-  const withRedis = redisUrl !== undefined && redisUrl !== '';
-  // BullMQ and ioredis are loaded only with Redis: without, they would be 13 MB for nothing.
+  const redisUrl = redisUrlOf(env);
+  // BullMQ and ioredis are loaded only with Redis: without, they would be 21 MB for nothing.
   const aggregator = resources.add(
-    withRedis
+    redisUrl !== undefined
       ? (await import('@switchyard/usage-events/redis')).createRedisUsageAggregator({ url: redisUrl })
       : (await import('@switchyard/usage-events')).createMemoryUsageAggregator(),
   );
   const service = resources.add(await catalogServiceFor(options, env, logger, config, aggregator));
   const catalog = service.source;
   // With Redis, `all` also runs the worker that empties the usage queue into the aggregates.
-  if (withRedis) {
+  if (redisUrl !== undefined) {
     const { startWorker } = await import('@switchyard/worker');
     resources.add(startWorker({ redisUrl, aggregator, prices: () => undefined, logger }));
   }
@@ -311,9 +316,7 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
   // Only the admin API joins the public port: the internal snapshot holds upstream keys.
   await app.register(service.adminPlugin);
   const running = await serve(app, resources, options, logger, () => (draining = true), router.terminateStreams);
-  if (env.REDIS_URL === undefined || env.REDIS_URL === '') {
-    logger.info('in-memory stores (no REDIS_URL): single instance only');
-  }
+  if (redisUrlOf(env) === undefined) logger.info('in-memory stores (no REDIS_URL): single instance only');
   printGeneratedKeys(service.generatedKeys);
   return { ...running, reload: () => void reloadCatalog(service, logger, true) };
 }
@@ -446,9 +449,9 @@ async function startCatalog(options: CliOptions, env: Record<string, string | un
   const { buildCatalogApp } = await import('@switchyard/catalog');
   const tokens = await internalTokensFor(env, logger);
   const resources = new Resources();
-  const redisUrl = env.REDIS_URL;
+  const redisUrl = redisUrlOf(env);
   const aggregator =
-    redisUrl === undefined || redisUrl === ''
+    redisUrl === undefined
       ? undefined
       : resources.add((await import('@switchyard/usage-events/redis')).createRedisUsageAggregator({ url: redisUrl }));
   const service = resources.add(await catalogServiceFor(options, env, logger, config, aggregator));
