@@ -1,10 +1,11 @@
 // The image recipe (deploy/Dockerfile) rehearsed on a machine without a Docker engine (issue 7).
 //
-// The Dockerfile is parsed and its two stages are staged in temp directories the way the
+// The Dockerfile is parsed and its three stages are staged in temp directories the way the
 // builder would: the `dependencies` stage gets the manifests its COPY lines name and runs its
-// own `npm ci` (plus --prefer-offline, for CI's npm cache); the `runtime` stage gets that
-// node_modules and the paths its COPY lines name from the build context (.dockerignore
-// applied). The staged directory is made read-only, and the gateway is started from it with
+// own `npm ci` (plus --prefer-offline, for CI's npm cache); the `sources` stage gets the
+// sources and runs its build script (scripts/strip-types.mjs) on this Node; the `runtime`
+// stage gets that node_modules, those built sources and the paths its COPY lines name from the
+// build context (.dockerignore applied). The staged directory is made read-only, and the gateway is started from it with
 // the image's ENV, USER (when the test runs as root, as CI does), ENTRYPOINT and CMD. What this
 // cannot rehearse: the base image, layer caching, and `docker build` itself (docs/operations.md).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -196,6 +197,9 @@ function parseStage(from: Instruction, body: Instruction[]): Stage {
 
 interface Recipe {
   dependencies: Stage;
+  sources: Stage;
+  /** The sources stage's one RUN: `node [flags] <script> <dir>`, dir being that stage's WORKDIR. */
+  build: { nodeFlags: string[]; script: string };
   runtime: Stage;
   /** `npm ci …` of the dependencies stage, without `--mount` and the leading `npm`. */
   npmArgs: string[];
@@ -209,8 +213,8 @@ interface Recipe {
 function parseRecipe(text: string): Recipe {
   const stages = readInstructions(text).map(({ from, body }) => parseStage(from, body));
   const names = stages.map((stage) => stage.name);
-  if (names.join(',') !== 'dependencies,runtime') throw new RecipeShapeError(1, `stages are [${names.join(', ')}], not [dependencies, runtime]`);
-  const [dependencies, runtime] = stages as [Stage, Stage];
+  if (names.join(',') !== 'dependencies,sources,runtime') throw new RecipeShapeError(1, `stages are [${names.join(', ')}], not [dependencies, sources, runtime]`);
+  const [dependencies, sources, runtime] = stages as [Stage, Stage, Stage];
 
   if (dependencies.runs.length !== 1) throw new RecipeShapeError(dependencies.runs[1]?.line ?? 1, 'the dependencies stage should have exactly one RUN (npm ci)');
   const install = dependencies.runs[0] as { command: string; line: number };
@@ -221,6 +225,15 @@ function parseRecipe(text: string): Recipe {
   if (!npmArgs.includes('--omit=dev')) throw new RecipeShapeError(install.line, 'npm ci without --omit=dev');
   if (dependencies.copies.some((copy) => copy.from !== undefined)) throw new RecipeShapeError(dependencies.copies[0]?.line ?? 1, 'the dependencies stage copies from another stage');
   if (dependencies.copies.some((copy) => copy.line > install.line)) throw new RecipeShapeError(install.line, 'a COPY after npm ci in the dependencies stage');
+
+  if (sources.runs.length !== 1) throw new RecipeShapeError(sources.runs[1]?.line ?? 1, 'the sources stage should have exactly one RUN (its build script)');
+  const buildRun = sources.runs[0] as { command: string; line: number };
+  const buildCommand = /^node((?:\s+--[a-zA-Z-]+(?:=[^\s;&|]+)?)*)\s+(scripts\/[\w.-]+\.mjs)\s+(\S+)$/.exec(buildRun.command);
+  if (buildCommand === null) throw new RecipeShapeError(buildRun.line, `the sources stage's RUN is not \`node [--flags] scripts/<script>.mjs <dir>\`: ${buildRun.command}`);
+  if (buildCommand[3] !== sources.workdir) throw new RecipeShapeError(buildRun.line, `the build script works on ${buildCommand[3]}, not the stage's WORKDIR ${sources.workdir}`);
+  if (sources.copies.some((copy) => copy.from !== undefined)) throw new RecipeShapeError(sources.copies[0]?.line ?? 1, 'the sources stage copies from another stage');
+  if (sources.copies.some((copy) => copy.line > buildRun.line)) throw new RecipeShapeError(buildRun.line, 'a COPY after the build script in the sources stage');
+  const build = { nodeFlags: (buildCommand[1] ?? '').trim().split(/\s+/).filter((flag) => flag !== ''), script: buildCommand[2] ?? '' };
 
   const removedFromBase: string[] = [];
   for (const run of runtime.runs) {
@@ -233,19 +246,20 @@ function parseRecipe(text: string): Recipe {
     removedFromBase.push(...paths);
   }
   for (const copy of runtime.copies) {
-    if (copy.from !== undefined && copy.from !== 'dependencies') throw new RecipeShapeError(copy.line, `COPY --from=${copy.from} is not a stage of this file`);
+    if (copy.from !== undefined && copy.from !== 'dependencies' && copy.from !== 'sources') throw new RecipeShapeError(copy.line, `COPY --from=${copy.from} is not an earlier stage of this file`);
   }
   if (!runtime.copies.some((copy) => copy.from === 'dependencies' && copy.sources.join() === `${dependencies.workdir}/node_modules`)) {
     throw new RecipeShapeError(1, 'the runtime stage does not copy node_modules from the dependencies stage');
   }
-  for (const copy of [...dependencies.copies, ...runtime.copies]) {
-    const stage = dependencies.copies.includes(copy) ? dependencies : runtime;
-    if (copy.destination !== stage.workdir && !copy.destination.startsWith(`${stage.workdir}/`)) throw new RecipeShapeError(copy.line, `COPY to ${copy.destination}, outside WORKDIR ${stage.workdir}`);
+  for (const stage of stages) {
+    for (const copy of stage.copies) {
+      if (copy.destination !== stage.workdir && !copy.destination.startsWith(`${stage.workdir}/`)) throw new RecipeShapeError(copy.line, `COPY to ${copy.destination}, outside WORKDIR ${stage.workdir}`);
+    }
   }
   if (runtime.user === undefined) throw new RecipeShapeError(1, 'the runtime stage has no USER');
   if (runtime.entrypoint === undefined || runtime.cmd === undefined) throw new RecipeShapeError(1, 'the runtime stage has no ENTRYPOINT or CMD');
   if (runtime.entrypoint[0] !== 'node') throw new RecipeShapeError(1, `ENTRYPOINT runs ${runtime.entrypoint[0]}, not node`);
-  return { dependencies, runtime, npmArgs, removedFromBase, user: runtime.user, entrypoint: runtime.entrypoint, cmd: runtime.cmd };
+  return { dependencies, sources, build, runtime, npmArgs, removedFromBase, user: runtime.user, entrypoint: runtime.entrypoint, cmd: runtime.cmd };
 }
 
 // ---- the build context (.dockerignore) --------------------------------------------------------
@@ -449,6 +463,8 @@ interface Staged {
   /** Parent of everything below; removed in afterAll. */
   scratch: string;
   dependencies: string;
+  /** The sources stage's WORKDIR after its build script ran. */
+  sources: string;
   image: string;
   /** PATH for the runtime: `node` only (the runtime stage deletes npm and corepack). */
   bin: string;
@@ -578,6 +594,7 @@ describe(`${DOCKERFILE} rehearsed without Docker, ${identity.label}`, () => {
     const dirs = {
       scratch,
       dependencies: join(scratch, 'dependencies'),
+      sources: join(scratch, 'sources'),
       image: join(scratch, 'app'),
       bin: join(scratch, 'bin'),
       readOnly: join(scratch, 'read-only'),
@@ -594,8 +611,17 @@ describe(`${DOCKERFILE} rehearsed without Docker, ${identity.label}`, () => {
     staged.npmSeconds = (Date.now() - began) / 1000;
     if (install.code !== 0) throw new Error(`npm ${npmArgs.join(' ')} failed (exit ${install.code}) in the staged dependencies stage:\n${install.output}`);
 
-    // runtime: node_modules from the dependencies stage, the rest from the build context.
-    stageCopies(recipe.runtime, dirs.image, { dependencies: { stage: recipe.dependencies, dir: dirs.dependencies } });
+    // sources: the sources, then the recipe's build script, on this Node (the base image's major).
+    stageCopies(recipe.sources, dirs.sources, {});
+    const buildArgs = [...recipe.build.nodeFlags, recipe.build.script, dirs.sources];
+    const build = await run(process.execPath, buildArgs, { cwd: dirs.sources, env: { PATH: process.env.PATH ?? '' }, timeoutMs: 60_000 });
+    if (build.code !== 0) throw new Error(`node ${buildArgs.join(' ')} failed (exit ${build.code}) in the staged sources stage:\n${build.output}`);
+
+    // runtime: node_modules and the built sources from the earlier stages, the rest from the build context.
+    stageCopies(recipe.runtime, dirs.image, {
+      dependencies: { stage: recipe.dependencies, dir: dirs.dependencies },
+      sources: { stage: recipe.sources, dir: dirs.sources },
+    });
     // A copy, not a link: CI's Node 24 lives under /root/.cache, which the runtime user cannot enter.
     copyFileSync(realpathSync(process.execPath), join(dirs.bin, 'node'));
     chmodSync(join(dirs.bin, 'node'), 0o755);
@@ -680,17 +706,32 @@ describe(`${DOCKERFILE} rehearsed without Docker, ${identity.label}`, () => {
     }
   });
 
+  it('should ship JavaScript only: no .ts module under bin, libs or services, every workspace entry point a .js file of the image', () => {
+    const { image } = stagedOrFail();
+    const code = walk(image).filter((path) => /^(bin|libs|services)\//.test(path) && !path.includes('/node_modules/'));
+    expect(code.filter((path) => path.endsWith('.ts'))).toEqual([]);
+    expect(code.filter((path) => path.endsWith('.js')).length).toBeGreaterThan(200);
+    const entries = walk(image)
+      .filter((path) => /^(libs|services)\/[^/]+\/package\.json$/.test(path) && existsSync(join(image, dirname(path), 'src')))
+      .flatMap((path) => {
+        const manifest = JSON.parse(readFileSync(join(image, path), 'utf8')) as { exports: Record<string, string> };
+        return Object.values(manifest.exports).map((entry) => join(dirname(path), entry));
+      });
+    expect(entries.length).toBeGreaterThan(10);
+    expect(entries.filter((entry) => !entry.endsWith('.js') || !existsSync(join(image, entry)))).toEqual([]);
+  });
+
   it('should find every package that production code imports in the staged node_modules', () => {
     const { image } = stagedOrFail();
     const sources = walk(image)
-      .filter((path) => /^(bin|libs|services)\//.test(path) && /\.(ts|js|mjs)$/.test(path))
+      .filter((path) => /^(bin|libs|services)\//.test(path) && /\.(js|mjs)$/.test(path))
       .filter((path) => !path.includes('/node_modules/'));
-    expect(sources.some((path) => path.endsWith('.test.ts'))).toBe(false); // .dockerignore keeps tests out
+    expect(sources.some((path) => path.endsWith('.test.js'))).toBe(false); // .dockerignore keeps tests out
     const missing: string[] = [];
     for (const path of sources) {
       const text = readFileSync(join(image, path), 'utf8');
       const specifiers = [
-        // `import type` and `export type` are erased by type stripping; `import { type X }` is not.
+        // `import type` and `export type` were erased by the sources stage; `import { type X }` was not.
         ...[...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)[^'";]*?\sfrom\s+['"]([^'"]+)['"]/gm)].map((match) => match[1]),
         ...[...text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)].map((match) => match[1]),
         ...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]),
