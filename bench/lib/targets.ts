@@ -2,12 +2,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { imageTree } from './image-tree.ts';
 import { LOAD_CPU, startProcess, TARGET_CPU, waitReady, waitRedis, type Started } from './processes.ts';
 import { SWITCHYARD_MODEL, type TargetKind } from './scenarios.ts';
 import { freePort } from './util.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = join(ROOT, 'bin/switchyard.js');
+/** Built on first use: the stripped tree the image ships (image-tree.ts). */
+const bin = () => join(imageTree(ROOT), 'bin/switchyard.js');
 const NULL_PROXY = join(ROOT, 'bench/null-proxy.ts');
 const STACK_FLOOR = join(ROOT, 'bench/stack-floor.ts');
 const PORTKEY = join(ROOT, 'node_modules/@portkey-ai/gateway/build/start-server.js');
@@ -80,7 +82,7 @@ async function switchyard(
   fixedPort?: number,
 ): Promise<{ started: Started; url: string }> {
   const port = fixedPort ?? (await freePort());
-  const args = [...extraArgs, BIN, target, '--port', String(port), '--host', '127.0.0.1', ...(config === undefined ? [] : ['--config', config])];
+  const args = [...extraArgs, bin(), target, '--port', String(port), '--host', '127.0.0.1', ...(config === undefined ? [] : ['--config', config])];
   const started = startProcess(`switchyard ${target}`, process.execPath, args, { cpu: TARGET_CPU, env: { ...SWITCHYARD_ENV, ...env } });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(started, `${url}/readyz`);
@@ -90,7 +92,7 @@ async function switchyard(
 /** The upstream simulator (on the load core): every target's upstream, and the direct target's twin. */
 export async function startSimulator(cpu: string = LOAD_CPU): Promise<{ started: Started; url: string }> {
   const port = await freePort();
-  const started = startProcess('simulator', process.execPath, [BIN, 'simulator', '--port', String(port), '--host', '127.0.0.1'], { cpu, env: SIMULATOR_ENV });
+  const started = startProcess('simulator', process.execPath, [bin(), 'simulator', '--port', String(port), '--host', '127.0.0.1'], { cpu, env: SIMULATOR_ENV });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(started, `${url}/_sim/stats`);
   return { started, url };
