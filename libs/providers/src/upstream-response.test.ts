@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UpstreamClient, type UpstreamRequest } from './upstream-client.ts';
+import { UpstreamClient, type UpstreamBody, type UpstreamRequest } from './upstream-client.ts';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -59,9 +59,9 @@ async function rejection(promise: Promise<unknown>): Promise<Error & { code?: st
   throw new Error('expected a rejection');
 }
 
-async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer[]> {
+async function readAll(body: UpstreamBody): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk);
+  await body.forEach((chunk) => chunks.push(chunk));
   return chunks;
 }
 
@@ -107,12 +107,30 @@ describe('UpstreamClient.send', () => {
       void writeApart(response, events.map((event) => Buffer.from(event)));
     });
     const seen: string[] = [];
-    for await (const chunk of (await send()).body) seen.push(chunk.toString());
+    const answer = await send();
+    const read = answer.body.forEach((chunk) => seen.push(chunk.toString()));
+    // Handed over as they arrive, not at the end.
+    await sleep(40);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.join('')).not.toBe(events.join(''));
+    await read;
     expect(seen.join('')).toBe(events.join(''));
     expect(seen.length).toBeGreaterThanOrEqual(events.length / 2);
   });
 
-  it('should stop reading the socket while a slow reader catches up, so that memory held stays bounded', async () => {
+  it('should hand over first what arrived before the reader came, then the rest', async () => {
+    const { send } = await upstream((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: early\n\n');
+      setTimeout(() => response.end('data: late\n\n'), 60);
+    });
+    const answer = await send();
+    await sleep(30);
+    expect(Buffer.concat(await readAll(answer.body)).toString()).toBe('data: early\n\ndata: late\n\n');
+    expect(await rejection(answer.body.forEach(() => undefined))).toBeInstanceOf(TypeError);
+  });
+
+  it('should stop reading the socket while nobody reads the body yet, so that memory held stays bounded', async () => {
     const piece = Buffer.alloc(64 * 1024, 'x');
     const total = 64 * 1024 * 1024;
     let written = 0;
@@ -131,13 +149,13 @@ describe('UpstreamClient.send', () => {
       pump();
     });
 
-    const iterator = (await send()).body[Symbol.asyncIterator]();
-    let received = (await iterator.next()).value?.length ?? 0;
+    const answer = await send();
     await sleep(300);
     // Without backpressure the whole 64 MiB would be in by now; with it, the server waits on
-    // loopback socket buffers (a few MiB) and the reader's queue (64 KiB).
+    // loopback socket buffers (a few MiB) and the body's queue (64 KiB).
     expect(written).toBeLessThan(24 * 1024 * 1024);
-    for (let result = await iterator.next(); result.done !== true; result = await iterator.next()) received += result.value.length;
+    let received = 0;
+    await answer.body.forEach((chunk) => (received += chunk.length));
     expect([received, written]).toEqual([total, total]);
   });
 
@@ -165,12 +183,12 @@ describe('UpstreamClient.send', () => {
 
     const iterating = new AbortController();
     const stream = await send({ signal: iterating.signal });
-    const iterator = stream.body[Symbol.asyncIterator]();
-    expect((await iterator.next()).value?.toString()).toBe('data: first\n\n');
-    const pending = iterator.next();
+    const seen: string[] = [];
+    const pending = stream.body.forEach((chunk) => seen.push(chunk.toString()));
+    await sleep(30);
     iterating.abort();
     const error = await rejection(pending);
-    expect([error.name, iterating.signal.aborted]).toEqual(['AbortError', true]);
+    expect([seen.join(''), error.name, iterating.signal.aborted]).toEqual(['data: first\n\n', 'AbortError', true]);
     await upstreamClosed;
     expect(getEventListeners(iterating.signal, 'abort')).toHaveLength(0);
 
@@ -198,7 +216,7 @@ describe('UpstreamClient.send', () => {
     expect(failures.map((failure) => failure.code)).toEqual(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
   });
 
-  it('should make text() reject and iteration throw when the upstream breaks the connection mid-body', async () => {
+  it('should make text() and forEach() reject when the upstream breaks the connection mid-body', async () => {
     const { send } = await upstream((request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
       response.write('{"partial":');
@@ -207,16 +225,12 @@ describe('UpstreamClient.send', () => {
     expect((await rejection((await send({ headers: { 'x-break': 'reset' } })).body.text())).code).toBe('ECONNRESET');
     expect((await rejection((await send()).body.text())).code).toBe('UND_ERR_SOCKET');
     const chunks: Buffer[] = [];
-    const error = await rejection(
-      (async () => {
-        for await (const chunk of (await send({ headers: { 'x-break': 'reset' } })).body) chunks.push(chunk);
-      })(),
-    );
+    const error = await rejection((await send({ headers: { 'x-break': 'reset' } })).body.forEach((chunk) => chunks.push(chunk)));
     expect([error.code, Buffer.concat(chunks).toString()]).toEqual(['ECONNRESET', '{"partial":']);
     expect((await rejection(readAll((await send()).body))).code).toBe('UND_ERR_SOCKET');
   });
 
-  it('should close the upstream request on destroy() and fail a pending read with RequestAbortedError', async () => {
+  it('should close the upstream request on destroy() or a throwing reader, and fail a pending read with RequestAbortedError', async () => {
     const closes: Promise<boolean>[] = [];
     const { send } = await upstream((_request, response) => {
       closes.push(new Promise((resolve) => response.on('close', () => resolve(response.writableFinished))));
@@ -225,9 +239,8 @@ describe('UpstreamClient.send', () => {
     });
 
     const answer = await send();
-    const iterator = answer.body[Symbol.asyncIterator]();
-    await iterator.next();
-    const pending = iterator.next();
+    const pending = answer.body.forEach(() => undefined);
+    await sleep(30);
     answer.body.destroy();
     expect((await rejection(pending)).code).toBe('UND_ERR_ABORTED');
     expect(await closes[0]).toBe(false);
@@ -239,8 +252,14 @@ describe('UpstreamClient.send', () => {
     expect(await rejection(text)).toBe(reason);
     expect(await closes[1]).toBe(false);
 
-    // Leaving a loop early aborts the rest, as leaving BodyReadable's loop did.
-    for await (const chunk of (await send()).body) if (chunk.length > 0) break;
+    // A reader that throws aborts the rest, as leaving BodyReadable's loop did, and the read rejects with what it threw.
+    const refusal = new Error('no more');
+    const thrown = await rejection(
+      (await send()).body.forEach(() => {
+        throw refusal;
+      }),
+    );
+    expect(thrown).toBe(refusal);
     expect(await closes[2]).toBe(false);
   });
 
@@ -251,7 +270,7 @@ describe('UpstreamClient.send', () => {
     expect(await rejection(answer.body.text())).toBeInstanceOf(TypeError);
   });
 
-  it('should reuse one keep-alive connection for sequential requests, whether bodies are read whole, iterated or left unread', async () => {
+  it('should reuse one keep-alive connection for sequential requests, whether bodies are read whole, chunk by chunk or left unread', async () => {
     const ports: number[] = [];
     const { send } = await upstream(
       (request, response) => {

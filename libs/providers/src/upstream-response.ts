@@ -4,8 +4,14 @@ import { errors, type Dispatcher } from 'undici';
 export interface UpstreamBody {
   text(): Promise<string>;
   json(): Promise<unknown>;
-  [Symbol.asyncIterator](): AsyncIterator<Buffer>;
-  /** Aborts the upstream request; a pending read throws `error` (undici's RequestAbortedError without one). */
+  /**
+   * Hands each chunk to `onChunk` as it arrives, in the socket read's own turn: no promise or
+   * iterator result per chunk, so a slow stream leaves nothing alive between its chunks. Settles
+   * when the body ends; rejects as `text()` would. A throwing `onChunk` aborts the upstream
+   * request and rejects with what it threw.
+   */
+  forEach(onChunk: (chunk: Buffer) => void): Promise<void>;
+  /** Aborts the upstream request; a pending read rejects with `error` (undici's RequestAbortedError without one). */
   destroy(error?: Error): void;
 }
 
@@ -15,7 +21,7 @@ export interface UpstreamResponse {
   body: UpstreamBody;
 }
 
-/** Unread bytes at which the socket stops being read: the highWaterMark undici's BodyReadable had. */
+/** Bytes not yet read (no reader yet) at which the socket stops being read: the highWaterMark undici's BodyReadable had. */
 const HIGH_WATER_MARK = 64 * 1024;
 
 interface Waiter<T> {
@@ -27,9 +33,10 @@ interface Waiter<T> {
  * Dispatches one request and answers once its headers arrive. It stands in for undici's
  * `request()`, whose AsyncResource, callback-to-promise wrapper and Readable body showed in
  * profiles of every upstream call: here one object is both the dispatch handler and the body,
- * queuing chunks for an iterating reader (pausing the socket past the high-water mark) or
- * collecting them for `text()`. Errors and aborts surface as they did through `request()` and
- * BodyReadable (the same error objects), so callers map them unchanged.
+ * handing chunks to a `forEach` reader as they arrive or collecting them for `text()` (until a
+ * reader comes, chunks queue, and the socket pauses past the high-water mark). Errors and aborts
+ * surface as they did through `request()` and BodyReadable (the same error objects), so callers
+ * map them unchanged.
  */
 export function dispatchUpstream(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
@@ -37,7 +44,7 @@ export function dispatchUpstream(dispatcher: Dispatcher, options: Dispatcher.Dis
   });
 }
 
-class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterator<Buffer> {
+class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
   #resolve: ((response: UpstreamResponse) => void) | null;
   #reject: ((error: Error) => void) | null;
   /** Listened to until the reader is done or the body failed: as with BodyReadable, an abort fails even a body already received but not yet read. */
@@ -54,8 +61,10 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody, AsyncI
   #done = false;
   #error: Error | null = null;
   #reading: 'no' | 'text' | 'chunks' = 'no';
-  /** A `text()` waiting for the end, or a `next()` for the next chunk. */
-  #waiter: Waiter<string> | Waiter<IteratorResult<Buffer>> | null = null;
+  /** The `forEach` reader. */
+  #onChunk: ((chunk: Buffer) => void) | null = null;
+  /** A `text()` or a `forEach()` waiting for the end. */
+  #waiter: Waiter<string> | Waiter<void> | null = null;
 
   constructor(signal: AbortSignal, resolve: (response: UpstreamResponse) => void, reject: (error: Error) => void) {
     this.#resolve = resolve;
@@ -88,10 +97,8 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody, AsyncI
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     // Aborted or destroyed: what was already in flight has no reader.
     if (this.#error !== null) return;
-    if (this.#reading === 'chunks' && this.#waiter !== null) {
-      const waiter = this.#waiter as Waiter<IteratorResult<Buffer>>;
-      this.#waiter = null;
-      waiter.resolve({ value: chunk, done: false });
+    if (this.#onChunk !== null) {
+      this.#hand(chunk);
       return;
     }
     this.#chunks.push(chunk);
@@ -107,7 +114,7 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody, AsyncI
     this.#waiter = null;
     this.#finish();
     if (this.#reading === 'text') (waiter as Waiter<string>).resolve(this.#decode());
-    else (waiter as Waiter<IteratorResult<Buffer>>).resolve({ value: undefined, done: true });
+    else (waiter as Waiter<void>).resolve();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
@@ -139,37 +146,25 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody, AsyncI
     return JSON.parse(await this.text());
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<Buffer> {
-    return this;
-  }
-
-  next(): Promise<IteratorResult<Buffer>> {
-    if (this.#reading !== 'chunks') {
-      const refused = this.#use('chunks');
-      if (refused !== undefined) return refused;
-    } else if (this.#error !== null) {
-      return Promise.reject(this.#error);
-    }
-    const chunk = this.#chunks.shift();
-    if (chunk !== undefined) {
-      this.#bytes -= chunk.length;
-      // Caught up: let the socket fill the queue while this chunk is handled.
-      if (this.#bytes === 0 && this.#controller?.paused === true) this.#controller.resume();
-      return Promise.resolve({ value: chunk, done: false });
+  forEach(onChunk: (chunk: Buffer) => void): Promise<void> {
+    const refused = this.#use('chunks');
+    if (refused !== undefined) return refused;
+    const queued = this.#chunks;
+    this.#chunks = [];
+    this.#bytes = 0;
+    this.#onChunk = onChunk;
+    for (const chunk of queued) {
+      this.#hand(chunk);
+      if (this.#error !== null) return Promise.reject(this.#error);
     }
     if (this.#ended) {
       this.#finish();
-      return Promise.resolve({ value: undefined, done: true });
+      return Promise.resolve();
     }
-    return new Promise<IteratorResult<Buffer>>((resolve, reject) => {
+    if (this.#controller?.paused === true) this.#controller.resume();
+    return new Promise<void>((resolve, reject) => {
       this.#waiter = { resolve, reject };
     });
-  }
-
-  /** A reader leaving the loop early (break, throw) no longer wants the rest: abort it as BodyReadable's iterator did. */
-  return(): Promise<IteratorResult<Buffer>> {
-    this.destroy();
-    return Promise.resolve({ value: undefined, done: true });
   }
 
   destroy(error?: Error): void {
@@ -202,9 +197,19 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody, AsyncI
     this.#controller.abort(reason);
   };
 
+  /** A reader that throws wants no more: the upstream request is aborted with what it threw. */
+  #hand(chunk: Buffer): void {
+    try {
+      (this.#onChunk as (chunk: Buffer) => void)(chunk);
+    } catch (error) {
+      this.destroy(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
   #fail(error: Error): void {
     if (this.#done || this.#error !== null) return;
     this.#error = error;
+    this.#onChunk = null;
     this.#chunks = [];
     this.#bytes = 0;
     this.#unlisten();
@@ -215,6 +220,7 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody, AsyncI
 
   #finish(): void {
     this.#done = true;
+    this.#onChunk = null;
     this.#unlisten();
   }
 

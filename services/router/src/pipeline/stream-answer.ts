@@ -161,10 +161,12 @@ export async function streamAnswer(
     upstream.body.destroy();
   });
   try {
-    for await (const chunk of upstream.body) {
+    // Chunks are handled in the socket read's turn: between two chunks of a slow stream
+    // nothing is left alive (a pending promise per read lived that long and was pretenured).
+    await upstream.body.forEach((chunk) => {
       parser.push(chunk);
       if (!finished) flush();
-    }
+    });
     parser.end();
     const text = decoder === undefined ? '' : observe(decoder.end());
     const truncated = monitor?.end();
