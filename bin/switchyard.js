@@ -1,8 +1,6 @@
 #!/usr/bin/env node
 // Development runs the TypeScript sources directly (Node 24 type stripping); the image runs the
 // same tree with the types stripped at build time (scripts/strip-types.mjs).
-import './v8-flags.js';
-
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
   process.stderr.write(`switchyard needs Node.js 24 or newer (this is ${process.version}).\n`);
