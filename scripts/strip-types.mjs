@@ -21,6 +21,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { argv, exit, stderr, stdout } from 'node:process';
+import { pathToFileURL } from 'node:url';
 
 /** `from '…'`, `import '…'` and `import('…')`, the only places a module specifier appears in our code. */
 const SPECIFIER = /(\bfrom\s*|\bimport\s*|\bimport\s*\(\s*)(['"])([^'"\n]+)\.ts\2/g;
@@ -99,7 +100,7 @@ export function stripTree(root) {
   return { files: sources.length, specifiers, manifests: manifests.length, entries: manifests.reduce((sum, manifest) => sum + manifest.changed, 0) };
 }
 
-if (import.meta.url === `file://${resolve(argv[1] ?? '')}`) {
+if (import.meta.url === pathToFileURL(resolve(argv[1] ?? '')).href) {
   const root = argv[2];
   if (root === undefined || !existsSync(root) || !statSync(root).isDirectory()) {
     stderr.write('usage: node scripts/strip-types.mjs <dir>   (strips the .ts files under <dir>/bin, libs and services in place)\n');
