@@ -21,7 +21,6 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { argv, exit, stderr, stdout } from 'node:process';
-import { pathToFileURL } from 'node:url';
 
 /** `from '…'`, `import '…'` and `import('…')`, the only places a module specifier appears in our code. */
 const SPECIFIER = /(\bfrom\s*|\bimport\s*|\bimport\s*\(\s*)(['"])([^'"\n]+)\.ts\2/g;
@@ -65,7 +64,7 @@ function rewriteManifest(path, sourceSet, problems) {
   return { path, code: `${JSON.stringify(manifest, null, 2)}\n`, changed };
 }
 
-export function stripTree(root) {
+function stripTree(root) {
   const sources = TOP_LEVEL.flatMap((name) => sourcesUnder(join(root, name)));
   const sourceSet = new Set(sources);
   const problems = [];
@@ -100,17 +99,15 @@ export function stripTree(root) {
   return { files: sources.length, specifiers, manifests: manifests.length, entries: manifests.reduce((sum, manifest) => sum + manifest.changed, 0) };
 }
 
-if (import.meta.url === pathToFileURL(resolve(argv[1] ?? '')).href) {
-  const root = argv[2];
-  if (root === undefined || !existsSync(root) || !statSync(root).isDirectory()) {
-    stderr.write('usage: node scripts/strip-types.mjs <dir>   (strips the .ts files under <dir>/bin, libs and services in place)\n');
-    exit(2);
-  }
-  try {
-    const result = stripTree(resolve(root));
-    stdout.write(`strip-types: ${result.files} files → .js (${result.specifiers} specifiers), ${result.entries} package entry points in ${result.manifests} manifests under ${resolve(root)}\n`);
-  } catch (error) {
-    stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    exit(1);
-  }
+const root = argv[2];
+if (root === undefined || !existsSync(root) || !statSync(root).isDirectory()) {
+  stderr.write('usage: node scripts/strip-types.mjs <dir>   (strips the .ts files under <dir>/bin, libs and services in place)\n');
+  exit(2);
+}
+try {
+  const result = stripTree(resolve(root));
+  stdout.write(`strip-types: ${result.files} files → .js (${result.specifiers} specifiers), ${result.entries} package entry points in ${result.manifests} manifests under ${resolve(root)}\n`);
+} catch (error) {
+  stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  exit(1);
 }
