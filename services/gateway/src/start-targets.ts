@@ -12,6 +12,7 @@ import type { UsageAggregator, UsageSink } from '@switchyard/usage-events';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { startIdleHeapTrim } from './idle-heap-trim.ts';
 import type { CliOptions } from './parse-arguments.ts';
 
 /** A started target: what SIGTERM needs to drain it. */
@@ -29,13 +30,16 @@ export interface Running {
 const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 
 export async function startTarget(options: CliOptions, env: Record<string, string | undefined>): Promise<Running> {
+  const trimIntervalMs = idleTrimIntervalMs(env);
   const logger = createLogger({ name: options.target });
   // Only the OTEL_* variables turn tracing on; off, the tracer is the API's no-op.
   const tracing = await startTracing({ serviceName: `switchyard-${options.target}`, logger });
   const running = await startTargetWith(options, env, logger, tracing.tracer);
+  const trim = startIdleHeapTrim({ intervalMs: trimIntervalMs, logger });
   return {
     ...running,
     close: async () => {
+      trim.stop();
       await running.close();
       await tracing.shutdown();
     },
@@ -61,6 +65,15 @@ async function startTargetWith(options: CliOptions, env: Record<string, string |
     case 'worker':
       return startUsageWorker(options, env, logger);
   }
+}
+
+/** How often the idle heap trim looks at the event loop; `SWITCHYARD_IDLE_TRIM_MS=0` turns it off. */
+function idleTrimIntervalMs(env: Record<string, string | undefined>): number {
+  const text = env.SWITCHYARD_IDLE_TRIM_MS;
+  if (text === undefined || text === '') return 1000;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`SWITCHYARD_IDLE_TRIM_MS must be a number of milliseconds ≥ 0, not '${text}'.`);
+  return value;
 }
 
 function requireConfig(options: CliOptions): SwitchyardConfig {
