@@ -77,7 +77,7 @@ describe('the idle heap trim', () => {
     gateway = await startSwitchyard('all', {
       port: await getFreePort(),
       config: writeConfig(),
-      env: { LOG_LEVEL: 'debug', SWITCHYARD_IDLE_TRIM_MS: '200' },
+      env: { LOG_LEVEL: 'debug', SWITCHYARD_IDLE_TRIM_AFTER_MS: '200' },
     });
     const [startUp] = await waitForTrims(gateway, 1);
     // Start-up grows the young generation; the memory-reducing collection shrinks it again.
@@ -93,11 +93,11 @@ describe('the idle heap trim', () => {
     expect(trims(gateway)).toHaveLength(2);
   });
 
-  it('should not collect when SWITCHYARD_IDLE_TRIM_MS is 0', async () => {
+  it('should not collect when SWITCHYARD_IDLE_TRIM_AFTER_MS is 0', async () => {
     gateway = await startSwitchyard('all', {
       port: await getFreePort(),
       config: writeConfig(),
-      env: { LOG_LEVEL: 'debug', SWITCHYARD_IDLE_TRIM_MS: '0' },
+      env: { LOG_LEVEL: 'debug', SWITCHYARD_IDLE_TRIM_AFTER_MS: '0' },
     });
     await burst(gateway);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -106,10 +106,10 @@ describe('the idle heap trim', () => {
 
   it('should refuse a value that is not a number of milliseconds', () => {
     const result = spawnSync(process.execPath, [BIN, 'all', '--config', writeConfig(), '--port', '0'], {
-      env: { ...process.env, SWITCHYARD_IDLE_TRIM_MS: 'soon' },
+      env: { ...process.env, SWITCHYARD_IDLE_TRIM_AFTER_MS: 'soon' },
       encoding: 'utf8',
     });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain("SWITCHYARD_IDLE_TRIM_MS must be a number of milliseconds ≥ 0, not 'soon'");
+    expect(result.stderr).toContain("SWITCHYARD_IDLE_TRIM_AFTER_MS must be a number of milliseconds ≥ 0, not 'soon'");
   });
 });

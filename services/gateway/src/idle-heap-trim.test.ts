@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createIdleTrigger } from './idle-heap-trim.ts';
 
 /** The windows at which a trigger fed these utilizations fires. */
-function firings(utilizations: number[]): number[] {
-  const trigger = createIdleTrigger();
+function firings(utilizations: number[], idleWindows = 1): number[] {
+  const trigger = createIdleTrigger(idleWindows);
   return utilizations.flatMap((utilization, index) => (trigger(utilization) ? [index] : []));
 }
 
@@ -16,9 +16,14 @@ describe('createIdleTrigger', () => {
     expect(firings([0, 0.5, 0.9, 0.3, 0.001, 0, 0, 0.2, 0.005, 0])).toEqual([0, 4, 8]);
   });
 
-  it('should leave the state alone in between busy and idle, so a trickle neither fires nor re-arms', () => {
+  it('should neither fire nor re-arm on a trickle between busy and idle', () => {
     expect(firings([0, 0.02, 0.03, 0.02, 0])).toEqual([0]);
     expect(firings([0.8, 0.02, 0.03, 0])).toEqual([3]);
+  });
+
+  it('should wait for as many idle windows in a row as it is given, counting again after any that is not idle', () => {
+    expect(firings([0.5, 0, 0, 0, 0, 0], 3)).toEqual([3]);
+    expect(firings([0.5, 0, 0, 0.5, 0, 0.02, 0, 0, 0], 3)).toEqual([8]);
   });
 
   it('should not fire while the process stays busy', () => {

@@ -5,25 +5,32 @@ import type { Logger } from '@switchyard/telemetry';
 
 /**
  * A window counts as busy above this share of the event loop's time, and as idle below the
- * second: between the two (a trickle of probes and scrapes) the state is left as it was.
+ * second. One in between (a trickle of probes and scrapes) is not idle, but does not arm a
+ * trim either.
  */
 const BUSY_ABOVE = 0.05;
 const IDLE_BELOW = 0.01;
+/** The longest window the event loop's utilization is read over. */
+const MAX_WINDOW_MS = 1000;
 
 /**
- * Decides, one window at a time, when to trim: on the first idle window after a busy one, and
- * once only until the process is busy again. Start-up counts as busy, since it leaves its
- * garbage and a young generation grown while loading modules.
+ * Decides, one window at a time, when to trim: after `idleWindows` idle windows in a row that
+ * follow a busy one, and once only until the process is busy again. Start-up counts as busy,
+ * since it leaves its garbage and a young generation grown while loading modules.
  */
-export function createIdleTrigger(): (utilization: number) => boolean {
+export function createIdleTrigger(idleWindows: number): (utilization: number) => boolean {
   let armed = true;
+  let idleInARow = 0;
   return (utilization) => {
-    if (utilization > BUSY_ABOVE) armed = true;
-    else if (armed && utilization < IDLE_BELOW) {
-      armed = false;
-      return true;
+    if (utilization >= IDLE_BELOW) {
+      idleInARow = 0;
+      if (utilization > BUSY_ABOVE) armed = true;
+      return false;
     }
-    return false;
+    idleInARow++;
+    if (!armed || idleInARow < idleWindows) return false;
+    armed = false;
+    return true;
   };
 }
 
@@ -36,18 +43,20 @@ function exposedGc(): ExposedGc {
 }
 
 /**
- * Gives memory back once a load is over. After a busy spell V8 keeps what the load grew: the
- * young generation's two semi-spaces at their maximum and old-space pages full of garbage,
- * which its memory reducer returns only minutes later (docs/performance.md, "Memory after
- * load"). So when a busy window is followed by an idle one, one memory-reducing full
- * collection runs: the pause (tens of ms) falls when no request is being served, and a pod's
- * working set, which is what limits and autoscalers read, drops back towards its idle size.
- * `intervalMs` 0 turns it off.
+ * Gives memory back once a process has gone quiet. After a busy spell V8 keeps what the load
+ * grew: the young generation's two semi-spaces at their maximum and old-space pages full of
+ * garbage, which its memory reducer returns only later, if at all (docs/performance.md, "Memory
+ * after load"). So once the process has been idle for `afterMs` following a busy spell, one
+ * memory-reducing full collection runs. Its pause (tens of ms) falls when nothing is being
+ * served, but it also discards compiled code and feedback that the next burst's first requests
+ * pay to rebuild (≈ 0.5 ms each for a few dozen requests, measured), hence a wait of seconds
+ * rather than the first idle second. `afterMs` 0 turns it off.
  */
-export function startIdleHeapTrim(options: { intervalMs: number; logger: Logger }): { stop(): void } {
-  if (options.intervalMs <= 0) return { stop: () => {} };
+export function startIdleHeapTrim(options: { afterMs: number; logger: Logger }): { stop(): void } {
+  if (options.afterMs <= 0) return { stop: () => {} };
   const gc = exposedGc();
-  const trigger = createIdleTrigger();
+  const windowMs = Math.min(MAX_WINDOW_MS, options.afterMs);
+  const trigger = createIdleTrigger(Math.max(1, Math.round(options.afterMs / windowMs)));
   let last: EventLoopUtilization = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
@@ -72,7 +81,7 @@ export function startIdleHeapTrim(options: { intervalMs: number; logger: Logger 
       },
       'idle heap trim',
     );
-  }, options.intervalMs);
+  }, windowMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

@@ -30,12 +30,12 @@ export interface Running {
 const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 
 export async function startTarget(options: CliOptions, env: Record<string, string | undefined>): Promise<Running> {
-  const trimIntervalMs = idleTrimIntervalMs(env);
+  const trimAfterMs = idleTrimAfterMs(env);
   const logger = createLogger({ name: options.target });
   // Only the OTEL_* variables turn tracing on; off, the tracer is the API's no-op.
   const tracing = await startTracing({ serviceName: `switchyard-${options.target}`, logger });
   const running = await startTargetWith(options, env, logger, tracing.tracer);
-  const trim = startIdleHeapTrim({ intervalMs: trimIntervalMs, logger });
+  const trim = startIdleHeapTrim({ afterMs: trimAfterMs, logger });
   return {
     ...running,
     close: async () => {
@@ -67,12 +67,12 @@ async function startTargetWith(options: CliOptions, env: Record<string, string |
   }
 }
 
-/** How often the idle heap trim looks at the event loop; `SWITCHYARD_IDLE_TRIM_MS=0` turns it off. */
-function idleTrimIntervalMs(env: Record<string, string | undefined>): number {
-  const text = env.SWITCHYARD_IDLE_TRIM_MS;
-  if (text === undefined || text === '') return 1000;
+/** How long a process is idle after a busy spell before it trims its heap; `SWITCHYARD_IDLE_TRIM_AFTER_MS=0` turns it off. */
+function idleTrimAfterMs(env: Record<string, string | undefined>): number {
+  const text = env.SWITCHYARD_IDLE_TRIM_AFTER_MS;
+  if (text === undefined || text === '') return 10_000;
   const value = Number(text);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`SWITCHYARD_IDLE_TRIM_MS must be a number of milliseconds ≥ 0, not '${text}'.`);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`SWITCHYARD_IDLE_TRIM_AFTER_MS must be a number of milliseconds ≥ 0, not '${text}'.`);
   return value;
 }
 
