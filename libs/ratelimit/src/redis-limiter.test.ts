@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { defineRateLimitCommands } from './commands.ts';
 import { MAX_LIMIT } from './constants.ts';
 import type { AdmissionRequest, Limiter, LimitSet } from './limiter.ts';
 import { createMemoryLimiter } from './memory-limiter.ts';
@@ -111,6 +112,16 @@ describe('redis limiter across replicas', () => {
       expect(key.startsWith('sy:{t:acme}:')).toBe(true);
       expect(await redis.pttl(key)).toBeGreaterThan(0);
     }
+  });
+
+  redisTest('should refuse a batch with an unknown operation before running any of it', async ({ redisUrl }) => {
+    const redis = new Redis(redisUrl);
+    onTestFinished(() => redis.disconnect());
+    defineRateLimitCommands(redis);
+    const keys = ['rpm', 'tpm', 'conc', 'budget', 'k:k:rpm', 'k:k:tpm', 'k:k:conc', 'k:k:budget'].map((name) => `sy:{t:acme}:${name}`);
+    const admitArguments = ['', 'request-1', '10', '60000', '5', '1000', '2', '', '', '', '', '', '', ''];
+    await expect(redis.switchyardRunBatch(keys.length, ...keys, 'ax', ...admitArguments)).rejects.toThrow(/unknown limiter operation in ax/);
+    expect(await redis.keys('*')).toEqual([]);
   });
 
   redisTest('should ignore what the GCRA buckets that used the same keys left behind', async ({ redisUrl }) => {

@@ -17,6 +17,7 @@
 
 --- @include "constants"
 --- @include "now"
+--- @include "expiry"
 --- @include "sliding-window"
 --- @include "budget"
 --- @include "admit"
@@ -24,21 +25,24 @@
 --- @include "reconcile"
 
 local codes = ARGV[1]
+-- Refused before any operation runs: a script's writes are not undone by an error reply.
+if string.find(codes, '[^arc]') then
+  return redis.error_reply('unknown limiter operation in ' .. codes)
+end
 local replies = {}
 local key_base, argument_base = 0, 1
 for index = 1, #codes do
   local code = string.sub(codes, index, index)
   if code == 'a' then
-    for _, value in ipairs(admit(KEYS, key_base, ARGV, argument_base)) do replies[#replies + 1] = value end
+    admit(KEYS, key_base, ARGV, argument_base, replies)
     key_base, argument_base = key_base + 8, argument_base + 14
   elseif code == 'r' then
     replies[#replies + 1] = release(KEYS, key_base, ARGV, argument_base)
     key_base, argument_base = key_base + 2, argument_base + 1
-  elseif code == 'c' then
+  else
     reconcile(KEYS, key_base, ARGV, argument_base)
     key_base, argument_base = key_base + 4, argument_base + 7
-  else
-    return redis.error_reply('unknown limiter operation ' .. code)
   end
 end
+flush_expiries()
 return replies

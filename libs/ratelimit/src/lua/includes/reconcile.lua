@@ -20,7 +20,8 @@ local function reconcile(K, kb, A, ab)
   local admitted_at = optional_number(A[ab + 3])
   local slot = slot_of(now)
   local slot_field = integer_string(slot)
-  local periods = budget_periods(now)
+  -- Computed on first use: most requests have no budget.
+  local periods = nil
 
   for scope_index = 0, 1 do
     local tokens_key, budget_key = K[kb + scope_index * 2 + 1], K[kb + scope_index * 2 + 2]
@@ -33,6 +34,7 @@ local function reconcile(K, kb, A, ab)
       end
     end
     if A[ab + 5 + scope_index * 2] == '1' then
+      periods = periods or budget_periods(now)
       local day_used, month_used = read_budget(budget_key, periods)
       save_budget(budget_key, periods, math.max(0, day_used + delta), math.max(0, month_used + delta))
     end
