@@ -72,7 +72,8 @@ describe.each(implementations)('$name', ({ create }) => {
     ]);
   });
 
-  redisTest('should group by day, month, model and key', async ({ redisUrl }) => {
+  // Recorded in one turn, the events go to Redis as one batch, whose sums are written per field.
+  redisTest.for(['one at a time', 'all in one turn'])('should group by day, month, model and key, recorded %s', async (arrival, { redisUrl }) => {
     const aggregator = open(redisUrl);
     const events = [
       usageEvent({ occurredAt: at(`${Y}-03-31`, 23), keyId: 'ci', model: 'fast', inputTokens: 1 }),
@@ -80,7 +81,8 @@ describe.each(implementations)('$name', ({ create }) => {
       usageEvent({ occurredAt: at(`${Y}-04-01`, 9), keyId: 'web', model: 'fast', inputTokens: 4 }),
       usageEvent({ occurredAt: at(`${Y}-04-20`), keyId: 'web', model: 'fast', inputTokens: 8 }),
     ];
-    for (const event of events) await aggregator.record(event);
+    if (arrival === 'one at a time') for (const event of events) await aggregator.record(event);
+    else expect(await Promise.all(events.map((event) => aggregator.record(event)))).toEqual([true, true, true, true]);
     const input = async (groupBy: UsageQuery['groupBy']) =>
       (await aggregator.query(query({ groupBy }))).map(({ day, month, model, keyId, inputTokens }) => [day ?? month ?? model ?? keyId, inputTokens]);
     expect(await input('day')).toEqual([
