@@ -301,10 +301,10 @@ async function main(): Promise<number> {
         const target = await startTarget(id, simulator.url);
         running.push(target);
         await sleep(smoke ? 100 : 1000);
-        report.targets.push({ target: id, rssIdleMb: mb(sumRss(target.pids)), rssAfterMb: Number.NaN, rssAfterTrimMb: Number.NaN });
+        report.targets.push({ target: id, rssIdleMb: mb(sumRss(target.pids)), rssAfterMb: Number.NaN });
       } catch (error) {
         report.failures.push(`${id}: could not start: ${(error as Error).message.slice(0, 1500)}`);
-        report.targets.push({ target: id, rssIdleMb: Number.NaN, rssAfterMb: Number.NaN, rssAfterTrimMb: Number.NaN, startError: (error as Error).message.slice(0, 200) });
+        report.targets.push({ target: id, rssIdleMb: Number.NaN, rssAfterMb: Number.NaN, startError: (error as Error).message.slice(0, 200) });
       }
     }
     if (soakMode) {
@@ -352,18 +352,10 @@ async function main(): Promise<number> {
         }
       }
     }
-    const sampleRss = (field: 'rssAfterMb' | 'rssAfterTrimMb') => {
-      for (const target of running) {
-        const summary = report.targets.find((t) => t.target === target.id);
-        if (summary !== undefined) summary[field] = mb(sumRss(target.pids));
-      }
-    };
     await sleep(smoke ? 300 : 3000);
-    sampleRss('rssAfterMb');
-    // The trim waits 10 s of idleness, then takes up to a second's window to notice it.
-    if (!smoke) {
-      await sleep(10_000);
-      sampleRss('rssAfterTrimMb');
+    for (const target of running) {
+      const summary = report.targets.find((t) => t.target === target.id);
+      if (summary !== undefined) summary.rssAfterMb = mb(sumRss(target.pids));
     }
   } finally {
     await Promise.all(running.map((target) => target.stop()));

@@ -42,10 +42,7 @@ export interface StreamHold {
 export interface TargetSummary {
   target: TargetId;
   rssIdleMb: number;
-  /** 3 s after the last run. */
   rssAfterMb: number;
-  /** Once Switchyard's idle heap trim has run (SWITCHYARD_IDLE_TRIM_AFTER_MS, 10 s by default). */
-  rssAfterTrimMb: number;
   startError?: string;
 }
 

@@ -48,9 +48,9 @@ function exposedGc(): ExposedGc {
  * garbage, which its memory reducer returns only later, if at all (docs/performance.md, "Memory
  * after load"). So once the process has been idle for `afterMs` following a busy spell, one
  * memory-reducing full collection runs. Its pause (tens of ms) falls when nothing is being
- * served, but it also discards compiled code and feedback that the next burst's first requests
- * pay to rebuild (≈ 0.5 ms each for a few dozen requests, measured), hence a wait of seconds
- * rather than the first idle second. `afterMs` 0 turns it off.
+ * served, but it also discards compiled code and feedback: the next burst's first second costs
+ * about twice the CPU per request while V8 compiles again (measured). Hence a wait of minutes
+ * by default, a quiet period rather than a lull. `afterMs` 0 turns it off.
  */
 export function startIdleHeapTrim(options: { afterMs: number; logger: Logger }): { stop(): void } {
   if (options.afterMs <= 0) return { stop: () => {} };

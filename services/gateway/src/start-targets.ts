@@ -70,7 +70,7 @@ async function startTargetWith(options: CliOptions, env: Record<string, string |
 /** How long a process is idle after a busy spell before it trims its heap; `SWITCHYARD_IDLE_TRIM_AFTER_MS=0` turns it off. */
 function idleTrimAfterMs(env: Record<string, string | undefined>): number {
   const text = env.SWITCHYARD_IDLE_TRIM_AFTER_MS;
-  if (text === undefined || text === '') return 10_000;
+  if (text === undefined || text === '') return 300_000;
   const value = Number(text);
   if (!Number.isFinite(value) || value < 0) throw new Error(`SWITCHYARD_IDLE_TRIM_AFTER_MS must be a number of milliseconds ≥ 0, not '${text}'.`);
   return value;
