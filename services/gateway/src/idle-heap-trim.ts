@@ -54,7 +54,8 @@ function exposedGc(): ExposedGc {
  */
 export function startIdleHeapTrim(options: { afterMs: number; logger: Logger }): { stop(): void } {
   if (options.afterMs <= 0) return { stop: () => {} };
-  const gc = exposedGc();
+  // Reached on the first trim only: a process that never trims never changes a V8 flag.
+  let gc: ExposedGc | undefined;
   const windowMs = Math.min(MAX_WINDOW_MS, options.afterMs);
   const trigger = createIdleTrigger(Math.max(1, Math.round(options.afterMs / windowMs)));
   let last: EventLoopUtilization = performance.eventLoopUtilization();
@@ -65,6 +66,7 @@ export function startIdleHeapTrim(options: { afterMs: number; logger: Logger }):
     if (!trigger(window.utilization)) return;
     const before = process.memoryUsage();
     const started = performance.now();
+    gc ??= exposedGc();
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     const after = process.memoryUsage();
     // The collection's own time must not make the next window look busy and re-arm the trigger.
