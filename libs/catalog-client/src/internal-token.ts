@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { onRequestHookHandler } from 'fastify';
 
 /**
@@ -94,6 +94,7 @@ function matchesAny(digest: Buffer, accepted: readonly Buffer[]): boolean {
   return matched;
 }
 
+/** One-shot: no Hash object per internal request (0.6 µs less each, as for API keys in catalog-index.ts). */
 function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+  return hash('sha256', text, 'buffer');
 }
