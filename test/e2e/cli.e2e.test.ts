@@ -1,30 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getFreePort } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';
+import { simulatorConfig, writeConfig } from './support/replicas.ts';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/switchyard.js', import.meta.url));
 const KEY = 'sk-sy-cli-e2e-key-0123456789abcdef';
 
-function writeConfig(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'switchyard-cli-')), 'config.yaml');
-  writeFileSync(file, text);
-  return file;
-}
-
-const demoConfig = `
-providers:
-  sim: { protocol: simulator }
-models:
-  - { name: m, deployments: [{ provider: sim, model: sim-model }] }
-tenants:
-  - id: t
-    keys: [{ id: k, key: ${KEY} }]
-`;
+const demoConfig = simulatorConfig(KEY);
 
 const TOO_LONG = 'Too long [[sim:chunk_delay_ms=100,words=60]]';
 

@@ -71,6 +71,19 @@ tenants:
 ${tenants.map((tenant) => `  - ${tenant}\n`).join('')}`;
 }
 
+/** A config whose one model `m` is served by the built-in simulator, with one tenant `t` holding `key`. */
+export function simulatorConfig(key: string): string {
+  return `
+providers:
+  sim: { protocol: simulator }
+models:
+  - { name: m, deployments: [{ provider: sim, model: sim-model }] }
+tenants:
+  - id: t
+    keys: [{ id: k, key: ${key} }]
+`;
+}
+
 /** Writes a config file into a fresh temporary directory and returns its path. */
 export function writeConfig(text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'switchyard-e2e-')), 'config.yaml');
