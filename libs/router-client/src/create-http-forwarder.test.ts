@@ -239,6 +239,44 @@ describe('createHttpForwarder', () => {
     }
   });
 
+  it('should send an answer of known length with its head in one write, and a stream\'s head before its first event', async () => {
+    let releaseEvent = (): void => {};
+    let answered = 0;
+    const router = await listen((_request, response) => {
+      if (answered++ === 0) {
+        // Node sets content-length: the head is not yet written when end() gets the body.
+        response.setHeader('content-type', 'application/json');
+        response.end('{"answer":1}');
+        return;
+      }
+      // As the router does: the head at once, the first event held back until the client has seen the head.
+      response.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders();
+      releaseEvent = () => response.end('data: one\n\n');
+    });
+    const forwarder = createHttpForwarder({ urls: [router] });
+    const writes: number[] = [];
+    const url = await front((response) => {
+      // Socket writes reaching the kernel: one per _write, one per corked batch (_writev).
+      const socket = response.socket as Socket & { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
+      const index = writes.push(0) - 1;
+      const { _write: write, _writev: writev } = socket;
+      socket._write = (...args) => (writes[index]++, write.apply(socket, args));
+      socket._writev = (...args) => (writes[index]++, writev.apply(socket, args));
+      return forwarder.handle(routeRequest(), response);
+    });
+    try {
+      const answer = await fetch(url);
+      expect(await answer.text()).toBe('{"answer":1}');
+      expect(writes).toEqual([1]);
+      const stream = await fetch(url);
+      expect(stream.headers.get('content-type')).toBe('text/event-stream');
+      releaseEvent();
+      expect(await stream.text()).toBe('data: one\n\n');
+    } finally {
+      await forwarder.close();
+    }
+  });
+
   it('should leave the client response open when the router breaks off, and close a half-written event', async () => {
     const router = await listen((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });

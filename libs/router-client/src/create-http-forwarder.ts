@@ -155,7 +155,10 @@ function relayAnswer({ statusCode, headers, opaque: response }: Dispatcher.Strea
     if (value !== undefined && !HOP_BY_HOP.has(name)) response.setHeader(name, value);
   }
   response.writeHead(statusCode);
-  response.flushHeaders();
+  // A stream's headers go out now, as the router sent them, so the client sees them before the
+  // first event; an answer of known length goes out with its body in one write.
+  if (headers['content-length'] === undefined) response.flushHeaders();
+
   return new Relay(response);
 }
 
