@@ -259,9 +259,10 @@ describe('createHttpForwarder', () => {
       // Socket writes reaching the kernel: one per _write, one per corked batch (_writev).
       const socket = response.socket as Socket & { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
       const index = writes.push(0) - 1;
+      const count = () => (writes[index] = (writes[index] ?? 0) + 1);
       const { _write: write, _writev: writev } = socket;
-      socket._write = (...args) => (writes[index]++, write.apply(socket, args));
-      socket._writev = (...args) => (writes[index]++, writev.apply(socket, args));
+      socket._write = (...args) => (count(), write.apply(socket, args));
+      socket._writev = (...args) => (count(), writev.apply(socket, args));
       return forwarder.handle(routeRequest(), response);
     });
     try {
