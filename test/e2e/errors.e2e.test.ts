@@ -82,6 +82,18 @@ describe('errors in each client format (all topology)', () => {
     expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
   });
 
+  // Before the tests below, whose 429 and 529 put deployments in cooldown.
+  it.each(Object.entries(MODEL_FOR_PROTOCOL))('should answer 502 in the client format when a %s upstream\'s 200 body is not JSON', async (_upstream, model) => {
+    const content = 'x [[sim:malformed]]';
+    const toChat = await caught(openai.chat.completions.create({ model, messages: [{ role: 'user', content }] }));
+    expect(toChat).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((toChat as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect((toChat as Error).message).toContain('not JSON');
+    const toMessages = await caught(anthropic.messages.create({ model, max_tokens: 10, messages: [{ role: 'user', content }] }));
+    expect((toMessages as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
+    expect((toMessages as InstanceType<typeof Anthropic.APIError>).type).toBe('api_error');
+  });
+
   it('should relay an upstream 429 with retry-after in the client format', async () => {
     const error = await caught(
       anthropic.messages.create({

@@ -61,6 +61,15 @@ export function transportError(error: unknown, signal: AbortSignal): GatewayErro
   return new GatewayError('upstream_error', 'The upstream could not be reached or broke the connection.', { cause: error });
 }
 
+/** An upstream's 200 whose body is not JSON (cut off, an HTML page from a proxy) is the upstream's failure, not ours. */
+export function parseAnswerBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new GatewayError('upstream_error', 'The upstream answered with a body that is not JSON.', { cause: error });
+  }
+}
+
 /** Reads an upstream's error answer as JSON when it is JSON, as text otherwise. */
 export async function readErrorBody(response: UpstreamResponse): Promise<unknown> {
   const text = await response.body.text();

@@ -4,7 +4,7 @@ import type { CatalogIndex } from '@switchyard/catalog-client';
 import { wireFormats } from '@switchyard/formats';
 import type { UpstreamClient, UpstreamEndpoint } from '@switchyard/providers';
 import type { RouteRequest } from '@switchyard/router-client';
-import { callUpstream, readErrorBody, type UpstreamTimeouts } from './call-upstream.ts';
+import { callUpstream, parseAnswerBody, readErrorBody, type UpstreamTimeouts } from './call-upstream.ts';
 import type { ExchangeOutcome } from './exchange.ts';
 import { parseJsonBody } from './parse-json-body.ts';
 import { authoriseModel } from './prepare-exchange.ts';
@@ -52,7 +52,7 @@ export async function serveEmbeddings(
     timeouts: dependencies.timeouts,
   });
   if (upstream.statusCode >= 400) throw upstreamFormat.errors.fromUpstream(upstream.statusCode, await readErrorBody(upstream));
-  const answer = upstreamEmbeddings.responseToCanonical(await upstream.body.json(), canonical);
+  const answer = upstreamEmbeddings.responseToCanonical(parseAnswerBody(await upstream.body.text()), canonical);
   const body = JSON.stringify(clientEmbeddings.responseFromCanonical({ ...answer, model: canonical.model }, canonical));
   const outcome: ExchangeOutcome = { status: 200, usage: answer.usage, model: canonical.model };
   await settle(outcome);

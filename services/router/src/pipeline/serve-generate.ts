@@ -7,7 +7,7 @@ import { candidateModels } from '../routing/candidate-models.ts';
 import { chooseDeployment } from '../routing/choose-deployment.ts';
 import { deploymentKey, type CircuitPolicy, type DeploymentHealth } from '../routing/deployment-health.ts';
 import type { ActiveStreams } from './active-streams.ts';
-import { callUpstream, readErrorBody, transportError, type UpstreamTimeouts } from './call-upstream.ts';
+import { callUpstream, parseAnswerBody, readErrorBody, transportError, type UpstreamTimeouts } from './call-upstream.ts';
 import type { Exchange, ExchangeOutcome } from './exchange.ts';
 import { estimateRequestTokens, estimateTextTokens } from './estimate-tokens.ts';
 import { bindExchange, type PreparedRequest } from './prepare-exchange.ts';
@@ -259,7 +259,7 @@ async function answer(
   }
 
   const text = await upstream.body.text();
-  const body: unknown = JSON.parse(text);
+  const body = parseAnswerBody(text);
   // Relayed untouched: read its usage instead of decoding it (Responses clients need the decoded answer stored).
   const summary = sameFormat && clientFormat.id !== 'responses' ? upstreamFormat.response.summarize(body) : undefined;
   if (summary !== undefined) {
