@@ -158,7 +158,6 @@ function relayAnswer({ statusCode, headers, opaque: response }: Dispatcher.Strea
   // A stream's headers go out now, as the router sent them, so the client sees them before the
   // first event; an answer of known length goes out with its body in one write.
   if (headers['content-length'] === undefined) response.flushHeaders();
-
   return new Relay(response);
 }
 
