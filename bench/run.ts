@@ -50,7 +50,7 @@ const soakMode = flags.soak === true;
 const settings = {
   runs: Number(flags.runs ?? (smoke ? 1 : 3)),
   seconds: Number(flags.seconds ?? (smoke ? 1 : 8)),
-  warmupSeconds: smoke ? 0 : 2,
+  warmupSeconds: smoke ? 0 : 10,
   connections: Number(flags.connections ?? 50),
   probeCount: smoke ? 20 : 1000,
   probeWarmup: smoke ? 5 : 100,
