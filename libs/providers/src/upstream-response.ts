@@ -3,7 +3,6 @@ import { errors, type Dispatcher } from 'undici';
 /** What the router reads of an upstream answer's body: whole, or chunk by chunk. */
 export interface UpstreamBody {
   text(): Promise<string>;
-  json(): Promise<unknown>;
   /**
    * Hands each chunk to `onChunk` as it arrives, in the socket read's own turn: no promise or
    * iterator result per chunk, so a slow stream leaves nothing alive between its chunks. Settles
@@ -140,10 +139,6 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
     return new Promise<string>((resolve, reject) => {
       this.#waiter = { resolve, reject };
     });
-  }
-
-  async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
   }
 
   forEach(onChunk: (chunk: Buffer) => void): Promise<void> {
