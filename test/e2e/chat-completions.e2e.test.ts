@@ -61,6 +61,23 @@ describe.each<TopologyKind>(['all', 'split'])('chat-completions end to end (%s)'
     }
   });
 
+  it("should send a stream's head while the upstream has yet to send its first event", async () => {
+    const started = performance.now();
+    const response = await fetch(`${topology.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'model-chat', stream: true, messages: [{ role: 'user', content: 'Slow start [[sim:ttft_ms=2000]]' }] }),
+    });
+    const headAt = performance.now() - started;
+    const reader = response.body!.getReader();
+    await reader.read();
+    const firstEventAt = performance.now() - started;
+    await reader.cancel();
+    expect(response.status).toBe(200);
+    // The upstream holds its first event back for 2 s; the head must not wait for it.
+    expect(firstEventAt - headAt).toBeGreaterThan(1_000);
+  });
+
   it.each([
     ['temperature', { temperature: 3 }],
     ['top_p', { top_p: 1.5 }],

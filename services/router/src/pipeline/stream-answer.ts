@@ -65,7 +65,12 @@ export async function streamAnswer(
   const { clientFormat, upstreamFormat, sameFormat, request } = exchange;
   const requestId = request.identity.requestId;
   response.writeHead(200, { ...SSE_HEADERS, ...headers });
-  response.flushHeaders();
+  // The head leaves with the first events when they are already here (one socket write, not
+  // two); an upstream still thinking gets its client the head a turn later all the same.
+  let wrote = false;
+  const headFlush = setImmediate(() => {
+    if (!wrote) response.flushHeaders();
+  });
 
   const monitor = options.watchOnly && sameFormat ? upstreamFormat.stream.createRelayMonitor() : undefined;
   const decoder = monitor === undefined ? upstreamFormat.stream.createDecoder() : undefined;
@@ -97,13 +102,17 @@ export async function streamAnswer(
     if (pending.length === 0) return;
     if (result.firstByteAt === undefined) result.firstByteAt = performance.now();
     quiet = false;
+    wrote = true;
     response.write(pending);
     pending = '';
   };
   // Whole events only are ever written, so a keep-alive can never land inside one. The timer
   // lives only while the upstream is being read: a dead upstream is not masked by pings.
   const keepAlive = setInterval(() => {
-    if (quiet) response.write(clientFormat.stream.keepAlive);
+    if (quiet) {
+      wrote = true;
+      response.write(clientFormat.stream.keepAlive);
+    }
     quiet = true;
   }, keepAliveMs);
 
@@ -184,6 +193,8 @@ export async function streamAnswer(
     }
   }
   clearInterval(keepAlive);
+  // A stream read whole within one turn leaves, head and all, in one write after beforeEnd.
+  clearImmediate(headFlush);
   result.answer = accumulator.response;
   result.usage = monitor === undefined ? result.answer?.usage : monitor.usage;
   if (!terminated) await beforeEnd(result);
