@@ -239,40 +239,50 @@ describe('createHttpForwarder', () => {
     }
   });
 
-  it('should send an answer of known length with its head in one write, and a stream\'s head before its first event', async () => {
+  it('should send an answer of known length with its head in one write, and a stream\'s head before its first event or with it', async () => {
     let releaseEvent = (): void => {};
     let answered = 0;
     const router = await listen((_request, response) => {
-      if (answered++ === 0) {
+      answered++;
+      if (answered === 1) {
         // Node sets content-length: the head is not yet written when end() gets the body.
         response.setHeader('content-type', 'application/json');
         response.end('{"answer":1}');
         return;
       }
-      // As the router does: the head at once, the first event held back until the client has seen the head.
-      response.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders();
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      // A stream read whole at once: the router sends its head with the events.
+      if (answered === 3) return void response.end('data: two\n\n');
+      // An upstream slow to its first event: the router sends the head alone first.
+      response.flushHeaders();
       releaseEvent = () => response.end('data: one\n\n');
     });
     const forwarder = createHttpForwarder({ urls: [router] });
+    // Socket writes reaching the kernel, one per _write and one per corked batch (_writev),
+    // counted for the request the socket is serving (keep-alive reuses it).
     const writes: number[] = [];
+    const serving = new WeakMap<Socket, number>();
     const url = await front((response) => {
-      // Socket writes reaching the kernel: one per _write, one per corked batch (_writev).
       const socket = response.socket as Socket & { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
-      const index = writes.push(0) - 1;
-      const count = () => (writes[index] = (writes[index] ?? 0) + 1);
-      const { _write: write, _writev: writev } = socket;
-      socket._write = (...args) => (count(), write.apply(socket, args));
-      socket._writev = (...args) => (count(), writev.apply(socket, args));
+      if (!serving.has(socket)) {
+        const count = () => writes[serving.get(socket)!]!++;
+        const { _write: write, _writev: writev } = socket;
+        socket._write = (...args) => (count(), write.apply(socket, args));
+        socket._writev = (...args) => (count(), writev.apply(socket, args));
+      }
+      serving.set(socket, writes.push(0) - 1);
       return forwarder.handle(routeRequest(), response);
     });
     try {
       const answer = await fetch(url);
       expect(await answer.text()).toBe('{"answer":1}');
-      expect(writes).toEqual([1]);
       const stream = await fetch(url);
       expect(stream.headers.get('content-type')).toBe('text/event-stream');
       releaseEvent();
       expect(await stream.text()).toBe('data: one\n\n');
+      const whole = await fetch(url);
+      expect(await whole.text()).toBe('data: two\n\n');
+      expect(writes).toEqual([1, 2, 1]);
     } finally {
       await forwarder.close();
     }

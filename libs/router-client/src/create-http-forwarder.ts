@@ -155,10 +155,16 @@ function relayAnswer({ statusCode, headers, opaque: response }: Dispatcher.Strea
     if (value !== undefined && !HOP_BY_HOP.has(name)) response.setHeader(name, value);
   }
   response.writeHead(statusCode);
-  // A stream's headers go out now, as the router sent them, so the client sees them before the
-  // first event; an answer of known length goes out with its body in one write.
-  if (headers['content-length'] === undefined) response.flushHeaders();
-  return new Relay(response);
+  const relay = new Relay(response);
+  // An answer of known length goes out with its body in one write. So does a stream's head
+  // when its first bytes came with it; otherwise it leaves a turn later, so the client sees it
+  // before the first event as the router sent it.
+  if (headers['content-length'] === undefined) setImmediate(flushHeadUnlessRelayed, relay);
+  return relay;
+}
+
+function flushHeadUnlessRelayed(relay: Relay): void {
+  if (!relay.relayed && !relay.response.writableEnded) relay.response.flushHeaders();
 }
 
 /**
@@ -196,15 +202,18 @@ export function closePartialEvent(response: ServerResponse): void {
  * client response stays open for ingress to end it with the format's error event.
  */
 class Relay extends Writable {
-  readonly #response: RelayedResponse;
+  readonly response: RelayedResponse;
+  /** Bytes (and with them the head) have gone to the client. */
+  relayed = false;
 
   constructor(response: RelayedResponse) {
     super();
-    this.#response = response;
+    this.response = response;
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    const response = this.#response;
+    const response = this.response;
+    this.relayed = true;
     // Whether the bytes so far end between two SSE events (a blank line).
     response[MID_EVENT] = chunk.length < 2 || chunk[chunk.length - 1] !== 0x0a || chunk[chunk.length - 2] !== 0x0a;
     if (response.write(chunk)) callback();
@@ -212,7 +221,8 @@ class Relay extends Writable {
   }
 
   override _final(callback: (error?: Error | null) => void): void {
-    this.#response.end();
+    this.relayed = true;
+    this.response.end();
     callback();
   }
 }
