@@ -82,7 +82,6 @@ describe('errors in each client format (all topology)', () => {
     expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
   });
 
-  // Before the tests below, whose 429 and 529 put deployments in cooldown.
   it.each(Object.entries(MODEL_FOR_PROTOCOL))('should answer 502 in the client format when a %s upstream\'s 200 body is not JSON', async (_upstream, model) => {
     const content = 'x [[sim:malformed]]';
     const toChat = await caught(openai.chat.completions.create({ model, messages: [{ role: 'user', content }] }));
@@ -94,6 +93,36 @@ describe('errors in each client format (all topology)', () => {
     expect((toMessages as InstanceType<typeof Anthropic.APIError>).type).toBe('api_error');
   });
 
+  describe.each(Object.entries(MODEL_FOR_PROTOCOL))('a stream that breaks after its first byte (%s upstream)', (_upstream, model) => {
+    const broken = 'Break soon [[sim:fail_after_chunks=3]]';
+    const cut = 'Cut soon [[sim:disconnect_after_chunks=3]]';
+
+    it.each([broken, cut])('should make the openai SDK throw for %s', async (content) => {
+      // The stream starts (200): it is its end that must throw.
+      const stream = await openai.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content }] });
+      const iterate = async () => {
+        for await (const chunk of stream) void chunk;
+      };
+      await expect(iterate()).rejects.toThrow();
+    });
+
+    it.each([broken, cut])('should make the openai responses stream throw for %s', async (content) => {
+      await expect(openai.responses.stream({ model, input: content }).finalResponse()).rejects.toThrow();
+    });
+
+    it.each([broken, cut])('should make the anthropic SDK throw for %s', async (content) => {
+      await expect(anthropic.messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content }] }).finalMessage()).rejects.toThrow();
+    });
+
+    it.each([broken, cut])('should make the genai SDK throw for %s', async (content) => {
+      const iterate = async () => {
+        for await (const chunk of await genai.models.generateContentStream({ model, contents: content })) void chunk;
+      };
+      await expect(iterate()).rejects.toThrow();
+    });
+  });
+
+  // Last: a 429 puts the deployment in cooldown for its retry-after.
   it('should relay an upstream 429 with retry-after in the client format', async () => {
     const error = await caught(
       anthropic.messages.create({
@@ -115,33 +144,5 @@ describe('errors in each client format (all topology)', () => {
       openai.chat.completions.create({ model: MODEL_FOR_PROTOCOL.messages, messages: [{ role: 'user', content: 'x [[sim:fail_status=529]]' }] }),
     );
     expect((toChat as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
-  });
-
-  describe.each(Object.entries(MODEL_FOR_PROTOCOL))('a stream that breaks after its first byte (%s upstream)', (_upstream, model) => {
-    const broken = 'Break soon [[sim:fail_after_chunks=3]]';
-    const cut = 'Cut soon [[sim:disconnect_after_chunks=3]]';
-
-    it.each([broken, cut])('should make the openai SDK throw for %s', async (content) => {
-      const iterate = async () => {
-        const stream = await openai.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content }] });
-        for await (const chunk of stream) void chunk;
-      };
-      await expect(iterate()).rejects.toThrow();
-    });
-
-    it.each([broken, cut])('should make the openai responses stream throw for %s', async (content) => {
-      await expect(openai.responses.stream({ model, input: content }).finalResponse()).rejects.toThrow();
-    });
-
-    it.each([broken, cut])('should make the anthropic SDK throw for %s', async (content) => {
-      await expect(anthropic.messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content }] }).finalMessage()).rejects.toThrow();
-    });
-
-    it.each([broken, cut])('should make the genai SDK throw for %s', async (content) => {
-      const iterate = async () => {
-        for await (const chunk of await genai.models.generateContentStream({ model, contents: content })) void chunk;
-      };
-      await expect(iterate()).rejects.toThrow();
-    });
   });
 });

@@ -53,6 +53,7 @@ providers:
   flaky: { protocol: chat-completions, baseUrl: ${flaky.url}/v1, headers: { x-sim-fail-rate: "0.3", x-sim-fail-status: "500" } }
   reset: { protocol: chat-completions, baseUrl: http://127.0.0.1:${deadPort}/v1 }
   throttled: { protocol: chat-completions, baseUrl: ${steady.url}/v1, headers: { x-sim-fail-status: "429", x-sim-fail-retry-after: "3" } }
+  breaking: { protocol: chat-completions, baseUrl: ${steady.url}/v1 }
 models:
   - name: flaky-pair
     deployments: [{ provider: steady, model: steady-model }, { provider: flaky, model: flaky-model }]
@@ -72,6 +73,10 @@ models:
     deployments: [{ provider: steady-messages, model: backup-claude }]
   - name: plain
     deployments: [{ provider: steady, model: plain-model }]
+  - name: breaking
+    deployments: [{ provider: breaking, model: breaking-model }]
+    circuitBreaker: { failures: 2, cooldownMs: 60000 }
+    retry: { attempts: 0, backoffMs: 5, maxBackoffMs: 50 }
 server:
   streamKeepAliveMs: 100
 tenants:
@@ -163,6 +168,32 @@ tenants:
     await expect(iterate()).rejects.toThrow();
     expect(received.length).toBeGreaterThanOrEqual(3);
     expect(await simulatorRequests(steady, 'plain-model')).toBe(before + 1);
+  });
+
+  it('should count answers the upstream broke after its 200 as failures, in the metrics and against the circuit', async () => {
+    const chat = (content: string, stream = false) =>
+      fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'breaking', stream, messages: [{ role: 'user', content }] }),
+      });
+    const failures = async () => {
+      const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+      const counts = [...metrics.matchAll(/^switchyard_upstream_errors_total\{[^}]*provider="breaking"[^}]*\} (\d+)/gm)];
+      const circuit = /^switchyard_circuit_state\{deployment="breaking\/breaking-model"\} (\d)/m.exec(metrics)?.[1];
+      return { errors: counts.reduce((sum, match) => sum + Number(match[1]), 0), circuit };
+    };
+    expect((await chat('A whole answer')).status).toBe(200);
+    // A stream that starts well and breaks, then a 200 whose body is not JSON: two failures in a row.
+    const broken = await chat('Break after some [[sim:fail_after_chunks=2]]', true);
+    expect(broken.status).toBe(200);
+    expect(await broken.text()).toContain('error');
+    expect((await chat('x [[sim:malformed]]')).status).toBe(502);
+    expect(await failures()).toEqual({ errors: 2, circuit: '1' });
+    // The circuit is open: the next request is refused without reaching the upstream.
+    const sent = await simulatorRequests(steady, 'breaking-model');
+    expect((await chat('Anyone there?')).status).toBe(503);
+    expect(await simulatorRequests(steady, 'breaking-model')).toBe(sent);
   });
 
   it('should close the upstream connection within 100 ms when the client goes away mid-stream', async () => {

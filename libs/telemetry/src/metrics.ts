@@ -79,7 +79,7 @@ export class Metrics {
     });
     this.upstreamErrors = new FastCounter({
       name: 'switchyard_upstream_errors_total',
-      help: 'Failed upstream calls by provider and error kind.',
+      help: 'Failed upstream calls, and answers the upstream broke after a 200, by provider and error kind.',
       labelNames: ['provider', 'kind'],
       registers,
     });

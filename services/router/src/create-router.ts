@@ -113,6 +113,7 @@ export function createRouter(options: RouterOptions): Router {
       metrics.upstreamDuration.observe({ provider }, seconds);
       if (errorKind !== undefined) metrics.upstreamErrors.inc({ provider, kind: errorKind });
     },
+    onAnswerBroken: (provider: string, errorKind: string) => metrics.upstreamErrors.inc({ provider, kind: errorKind }),
     tracer,
   };
 

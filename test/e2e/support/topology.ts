@@ -41,10 +41,12 @@ providers:
   up-gemini: { protocol: generate-content, baseUrl: ${simulatorUrl}, apiKey: \${UPSTREAM_KEY} }
   up-dead: { protocol: chat-completions, baseUrl: http://127.0.0.1:9/v1 }
 models:
-  - { name: model-chat, deployments: [{ provider: up-chat, model: sim-chat-model }], maxOutputTokens: 2048 }
-  - { name: model-responses, deployments: [{ provider: up-responses, model: sim-responses-model }], maxOutputTokens: 2048 }
-  - { name: model-messages, deployments: [{ provider: up-messages, model: sim-messages-model }], maxOutputTokens: 2048 }
-  - { name: model-gemini, deployments: [{ provider: up-gemini, model: sim-gemini-model }], maxOutputTokens: 2048 }
+  # Tests break these models' answers on purpose, many times over: a circuit that does not open
+  # keeps them testing the formats (routing.e2e tests the circuit).
+  - { name: model-chat, deployments: [{ provider: up-chat, model: sim-chat-model }], maxOutputTokens: 2048, circuitBreaker: { failures: 1000, cooldownMs: 1000 } }
+  - { name: model-responses, deployments: [{ provider: up-responses, model: sim-responses-model }], maxOutputTokens: 2048, circuitBreaker: { failures: 1000, cooldownMs: 1000 } }
+  - { name: model-messages, deployments: [{ provider: up-messages, model: sim-messages-model }], maxOutputTokens: 2048, circuitBreaker: { failures: 1000, cooldownMs: 1000 } }
+  - { name: model-gemini, deployments: [{ provider: up-gemini, model: sim-gemini-model }], maxOutputTokens: 2048, circuitBreaker: { failures: 1000, cooldownMs: 1000 } }
   - { name: embed-chat, kind: embedding, deployments: [{ provider: up-chat, model: sim-embedding }] }
   - { name: embed-gemini, kind: embedding, deployments: [{ provider: up-gemini, model: sim-gemini-embedding }] }
   - { name: dead-model, deployments: [{ provider: up-dead, model: nothing }] }

@@ -44,6 +44,8 @@ export interface GenerateDependencies {
   onFallback(model: string): void;
   /** One upstream attempt ended (response headers or failure): its duration, and its error kind if it failed. */
   onAttempt(providerId: string, seconds: number, errorKind: string | undefined): void;
+  /** An attempt answered 200, and then the upstream broke the answer. */
+  onAnswerBroken(providerId: string, errorKind: string): void;
   tracer: Tracer;
 }
 
@@ -125,7 +127,7 @@ export async function serveGenerate(
         continue;
       }
       if (model !== prepared.model) exchange.fallbackModel = model.name;
-      const outcome = await answer(dependencies, exchange, result.upstream, response, settle);
+      const outcome = await answer(dependencies, exchange, result.upstream, response, settle, circuitPolicy(model));
       return { ...outcome, exchange };
     }
   }
@@ -208,6 +210,17 @@ async function attemptOnce(
   return { kind: 'answer', upstream };
 }
 
+/**
+ * What a relayed 200 showed of its deployment once read to the end: a whole answer clears its
+ * failures; one the upstream broke (cut off, not JSON, an error event mid-stream) counts against
+ * its circuit and in switchyard_upstream_errors_total, as a failed attempt does.
+ */
+function judgeAnswer(dependencies: GenerateDependencies, exchange: Exchange, key: string, circuit: CircuitPolicy, failure: GatewayError | undefined): void {
+  if (failure === undefined) return dependencies.health.completed(key);
+  dependencies.health.broke(key, circuit);
+  dependencies.onAnswerBroken(exchange.endpoint.providerId, failure.kind);
+}
+
 /** Relays the upstream's answer (or its non-retryable error) in the client's format. */
 async function answer(
   dependencies: GenerateDependencies,
@@ -215,6 +228,7 @@ async function answer(
   upstream: UpstreamResponse,
   response: ServerResponse,
   settle: SettleAnswer,
+  circuit: CircuitPolicy,
 ): Promise<ExchangeOutcome> {
   const { canonical, clientFormat, upstreamFormat, sameFormat, request } = exchange;
   const requestId = request.identity.requestId;
@@ -224,9 +238,9 @@ async function answer(
 
   if (upstream.statusCode >= 400) return relayUpstreamError(exchange, upstream, response, headers);
 
+  const deployment = deploymentKey(exchange.deployment.provider, exchange.deployment.model);
   if (canonical.stream) {
     let outcome: ExchangeOutcome | undefined;
-    const deployment = deploymentKey(exchange.deployment.provider, exchange.deployment.model);
     // Relayed untouched and not kept: watch it rather than decode it, unless this deployment
     // is known to send no usage (then the decoded text is what the estimate counts).
     const watchOnly = sameFormat && clientFormat.id !== 'responses' && !dependencies.usagelessDeployments.has(deployment);
@@ -255,11 +269,21 @@ async function answer(
         await settle(exchange, outcome);
       },
     });
+    if (result.error === undefined || result.upstreamBroke) judgeAnswer(dependencies, exchange, deployment, circuit, result.error);
     return outcome ?? (await streamOutcome(result));
   }
 
-  const text = await upstream.body.text();
-  const body = parseAnswerBody(text);
+  let text: string;
+  let body: unknown;
+  try {
+    text = await upstream.body.text();
+    body = parseAnswerBody(text);
+  } catch (error) {
+    const failure = transportError(error, request.signal);
+    if (failure.kind !== 'client_closed') judgeAnswer(dependencies, exchange, deployment, circuit, failure);
+    throw failure;
+  }
+  judgeAnswer(dependencies, exchange, deployment, circuit, undefined);
   // Relayed untouched: read its usage instead of decoding it (Responses clients need the decoded answer stored).
   const summary = sameFormat && clientFormat.id !== 'responses' ? upstreamFormat.response.summarize(body) : undefined;
   if (summary !== undefined) {

@@ -26,7 +26,10 @@ export interface StreamResult {
   generatedText: () => string;
   /** Events relayed: the output estimate of a watched stream without usage (about one token each). */
   events: number;
+  /** What ended the stream short, if anything: the upstream, the client or a shutdown. */
   error: GatewayError | undefined;
+  /** The upstream broke the stream (an error event, a cut-off, a failed read), not the client or a shutdown. */
+  upstreamBroke: boolean;
   firstByteAt: number | undefined;
 }
 
@@ -85,6 +88,7 @@ export async function streamAnswer(
     generatedText: () => accumulator.generatedText(),
     events: 0,
     error: undefined,
+    upstreamBroke: false,
     firstByteAt: undefined,
   };
   let upstreamErrorRelayed = false;
@@ -193,6 +197,7 @@ export async function streamAnswer(
     }
   }
   clearInterval(keepAlive);
+  result.upstreamBroke = result.error !== undefined && !terminated && result.error.kind !== 'client_closed';
   // A stream read whole within one turn leaves, head and all, in one write after beforeEnd.
   clearImmediate(headFlush);
   result.answer = accumulator.response;

@@ -42,6 +42,23 @@ describe('DeploymentHealth', () => {
     expect(health.tryAcquire('d')).toBe(false);
   });
 
+  it('should count answers that start well and then break, until a whole answer clears the count', () => {
+    const health = new DeploymentHealth({ failureThreshold: 2, cooldownMs: 1000, now: clock().now });
+    const answered = (whole: boolean) => {
+      health.begin('d');
+      health.succeed('d', 5);
+      if (whole) health.completed('d');
+      else health.broke('d');
+    };
+    answered(false);
+    answered(true);
+    answered(false);
+    expect(health.state('d')).toBe(CIRCUIT.closed);
+    answered(false);
+    expect(health.state('d')).toBe(CIRCUIT.open);
+    expect(health.inflight('d')).toBe(0);
+  });
+
   it('should open at once on a 429 for at least its retry-after', () => {
     const time = clock();
     const health = new DeploymentHealth({ failureThreshold: 5, cooldownMs: 1000, now: time.now });

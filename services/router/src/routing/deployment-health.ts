@@ -114,10 +114,13 @@ export class DeploymentHealth {
     return entry;
   }
 
+  /**
+   * The attempt was answered (headers of a 200). The failure count is cleared only by a whole
+   * answer (`completed`): a deployment whose answers start well and then break must still open.
+   */
   succeed(key: string, firstByteMs: number): void {
     const entry = this.#entry(key);
     entry.inflight = Math.max(0, entry.inflight - 1);
-    entry.consecutiveFailures = 0;
     entry.latencyMs = entry.latencyMs === undefined ? firstByteMs : entry.latencyMs + this.#latencyWeight * (firstByteMs - entry.latencyMs);
     this.#setState(key, entry, CIRCUIT.closed);
   }
@@ -129,6 +132,20 @@ export class DeploymentHealth {
   fail(key: string, failure: { rateLimited?: boolean; retryAfterMs?: number } = {}, policy: CircuitPolicy = {}): void {
     const entry = this.#entry(key);
     entry.inflight = Math.max(0, entry.inflight - 1);
+    this.#countFailure(key, entry, failure, policy);
+  }
+
+  /** An answered attempt's answer was whole: the deployment works. */
+  completed(key: string): void {
+    this.#entry(key).consecutiveFailures = 0;
+  }
+
+  /** An answered attempt's answer broke off or could not be read: a failure like any other. */
+  broke(key: string, policy: CircuitPolicy = {}): void {
+    this.#countFailure(key, this.#entry(key), {}, policy);
+  }
+
+  #countFailure(key: string, entry: Entry, failure: { rateLimited?: boolean; retryAfterMs?: number }, policy: CircuitPolicy): void {
     entry.consecutiveFailures++;
     const threshold = policy.failureThreshold ?? this.#failureThreshold;
     if (failure.rateLimited === true || entry.state === CIRCUIT.halfOpen || entry.consecutiveFailures >= threshold) {
