@@ -77,6 +77,15 @@ export interface RelayMonitor {
   /** The upstream closed. The error the decoder's end() would report for a truncated stream, else undefined. */
   end(): GatewayError | undefined;
   /**
+   * The leading run of whole events in `text` (upstream text that starts on an event boundary)
+   * that push() would skip unread and a same-format relay passes on unchanged: their end and
+   * count. The caller relays that run as it came and pushes only the rest. Nothing (0, 0) where
+   * a format or state needs every event read.
+   */
+  skippablePrefix(text: string): SkippedEvents;
+  /** Whether skippablePrefix ever finds a run (else the caller need not ask). */
+  readonly skips: boolean;
+  /**
    * Usage as the decoder's `finish` part would carry it, once known; undefined while unknown or
    * when the upstream sent none (where the decoder's finish carries its estimated zero). Before
    * `finished` it is what the decoder holds so far (e.g. messages' input counts from
@@ -87,6 +96,12 @@ export interface RelayMonitor {
   readonly finished: boolean;
   /** The error of the `error` part the decoder's push would have emitted (an in-band error event, an unreadable event); nothing is read after it. */
   readonly error: GatewayError | undefined;
+}
+
+export interface SkippedEvents {
+  /** Where the run ends: just after its last event's blank line. */
+  end: number;
+  events: number;
 }
 
 export interface StreamEncoder {

@@ -1,12 +1,14 @@
 import { GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { looksLikeObject, nonNullKeyPattern, RelayMonitorState } from '../shared/index.ts';
-import type { RelayMonitor } from '../wire-format.ts';
+import { CLOSE_BRACE, looksLikeObject, nonNullKeyPattern, RelayMonitorState } from '../shared/index.ts';
+import type { RelayMonitor, SkippedEvents } from '../wire-format.ts';
 import { convertToCanonicalUsage } from './convert-usage.ts';
 import { readStreamChunk, streamEndedEarly, streamEndedWithoutAnswer } from './stream-decoder.ts';
 
 /** A chunk to read: it may finish the answer, carry usage or report an error. */
 const WATCHED_KEYS = nonNullKeyPattern(['finish_reason', 'usage', 'error']);
+/** Where a run of skippable chunks ends: a watched key, or a chunk without a choice (the usage chunk, which a client may not get). */
+const RUN_END = new RegExp(`${WATCHED_KEYS.source}|"choices":\\[\\]`);
 
 /**
  * What the router needs of a same-format chat stream, tracked as createStreamDecoder tracks it
@@ -29,6 +31,7 @@ export function createRelayMonitor(): RelayMonitor {
 }
 
 class ChatRelayMonitor extends RelayMonitorState {
+  override readonly skips = true;
   #started = false;
   #finishReasonSeen = false;
 
@@ -56,6 +59,31 @@ class ChatRelayMonitor extends RelayMonitorState {
       this.knownUsage = convertToCanonicalUsage(chunk.usage);
       if (this.#finishReasonSeen) this.finish();
     }
+  }
+
+  /**
+   * Once started, push() skips every `data: {…}` event without a watched key. Here the keys, and
+   * `"choices":[]` (a chunk the relay may drop), are looked for once in the whole text, and the
+   * events before the first are only delimited: one pass of a compiled pattern instead of one
+   * per event. Only the plain shape is taken (one `data: ` line, LF line ends); anything else
+   * (an `event:` or `id:` line, a comment, CRs, `[DONE]`) ends the run, and push() reads it. A
+   * match across two events ends the run early, which costs only speed.
+   */
+  override skippablePrefix(text: string): SkippedEvents {
+    if (!this.#started || this.ended) return super.skippablePrefix(text);
+    const stop = text.search(RUN_END);
+    const limit = stop < 0 ? text.length : stop;
+    let end = 0;
+    let events = 0;
+    for (;;) {
+      const close = text.indexOf('\n\n', end);
+      // The event must end before the limit, be one line, and hold an object.
+      if (close < 0 || close + 2 > limit || text.indexOf('\n', end) !== close) break;
+      if (!text.startsWith('data: {', end) || text.charCodeAt(close - 1) !== CLOSE_BRACE) break;
+      end = close + 2;
+      events++;
+    }
+    return { end, events };
   }
 
   protected endOfStream(): GatewayError {

@@ -48,7 +48,7 @@ export function leadingTypeStartingWith(prefix: string): RegExp {
 }
 
 const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
+export const CLOSE_BRACE = 0x7d;
 
 /** `{…}` at both ends: what a well-formed object event looks like without parsing it. */
 export function looksLikeObject(data: string): boolean {

@@ -4,6 +4,7 @@ import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse'
 import type { StreamDecoder } from '@switchyard/formats';
 import type { UpstreamResponse } from '@switchyard/providers';
 import { StreamAccumulator } from './accumulate-stream.ts';
+import { createSkippingReader } from './read-skipping.ts';
 import type { ActiveStreams } from './active-streams.ts';
 import { clientResponseContext } from './response-context.ts';
 import { transportError } from './call-upstream.ts';
@@ -160,6 +161,13 @@ export async function streamAnswer(
         };
 
   const parser = createSseParser(onEvent);
+  const read =
+    monitor?.skips === true
+      ? createSkippingReader(parser, monitor, (text, events) => {
+          result.events += events;
+          write(text);
+        })
+      : (chunk: Uint8Array) => parser.push(chunk);
   let terminated = false;
   const forget = activeStreams.add((error) => {
     terminated = true;
@@ -177,7 +185,7 @@ export async function streamAnswer(
     // Chunks are handled in the socket read's turn: between two chunks of a slow stream
     // nothing is left alive (a pending promise per read lived that long and was pretenured).
     await upstream.body.forEach((chunk) => {
-      parser.push(chunk);
+      read(chunk);
       if (!finished) flush();
     });
     parser.end();
@@ -208,3 +216,4 @@ export async function streamAnswer(
   response.end();
   return result;
 }
+

@@ -1,0 +1,131 @@
+import type { GatewayError, StreamPart } from '@switchyard/canonical';
+import { wireFormats } from '@switchyard/formats';
+import { createSseParser, formatSseEvent } from '@switchyard/sse';
+import { describe, expect, it } from 'vitest';
+import { createSkippingReader } from './read-skipping.ts';
+
+const USAGE_CHUNK = '"choices":[]';
+
+/** A chat stream as an upstream sends it: the role chunk, `deltas` content chunks, the finish chunk, the usage chunk, [DONE]. */
+function chatStream(deltas: number, texts: (index: number) => string = (index) => `word${index} `): string {
+  const encoder = wireFormats['chat-completions'].stream.createEncoder({ model: 'm', requestId: 'req_1', includeUsage: true });
+  const parts: StreamPart[] = [{ type: 'start', id: 'chatcmpl-1', model: 'm', created: 1_760_000_000 }];
+  for (let index = 0; index < deltas; index++) parts.push({ type: 'text-delta', text: texts(index) });
+  parts.push({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: 30, outputTokens: deltas } });
+  return parts.map((part) => encoder.push(part)).join('');
+}
+
+interface Relayed {
+  out: string;
+  events: number;
+  skipped: number;
+  finished: boolean;
+  usage: unknown;
+  error: string | undefined;
+}
+
+/** Relays `text` cut at `cuts` as the router does: with the skipping reader, or (`skipping` false) every event parsed. */
+function relay(text: string, cuts: number[], skipping: boolean, stopAt?: string): Relayed {
+  const monitor = wireFormats['chat-completions'].stream.createRelayMonitor();
+  const result: Relayed = { out: '', events: 0, skipped: 0, finished: false, usage: undefined, error: undefined };
+  const parser = createSseParser((event) => {
+    monitor.push(event);
+    result.events++;
+    if (stopAt === undefined || !event.data.includes(stopAt)) result.out += formatSseEvent(event.data, event.event);
+  });
+  const read = skipping
+    ? createSkippingReader(parser, monitor, (run, events) => {
+        result.out += run;
+        result.events += events;
+        result.skipped += events;
+      })
+    : (chunk: Uint8Array) => parser.push(chunk);
+  const bytes = Buffer.from(text);
+  let from = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    read(bytes.subarray(from, cut));
+    from = cut;
+  }
+  parser.end();
+  const ended: GatewayError | undefined = monitor.end();
+  result.finished = monitor.finished;
+  result.usage = monitor.usage;
+  result.error = (monitor.error ?? ended)?.kind;
+  return result;
+}
+
+function expectSameAsParsingAll(text: string, cuts: number[], stopAt?: string): Relayed {
+  const skipping = relay(text, cuts, true, stopAt);
+  const { skipped: _skipped, ...reference } = relay(text, cuts, false, stopAt);
+  const { skipped, ...rest } = skipping;
+  expect(rest, `cut at ${cuts.join(', ')}`).toEqual(reference);
+  return { ...rest, skipped };
+}
+
+describe('createSkippingReader', () => {
+  it('should relay a stream read whole with its content events unparsed, the rest as parsing every event does', () => {
+    const text = chatStream(50);
+    const relayed = expectSameAsParsingAll(text, []);
+    expect(relayed.out).toBe(text);
+    expect(relayed.finished).toBe(true);
+    // Everything between the role chunk and the finish chunk.
+    expect(relayed.skipped).toBe(50);
+  });
+
+  it('should drop the usage chunk the client did not ask for, as parsing every event does', () => {
+    const text = chatStream(20);
+    const relayed = expectSameAsParsingAll(text, [], USAGE_CHUNK);
+    expect(relayed.out).not.toContain(USAGE_CHUNK);
+    expect(relayed.skipped).toBe(20);
+  });
+
+  it('should agree with parsing every event wherever the reads are cut, inside characters and events included', () => {
+    const text = chatStream(6, (index) => `ø€${index}🚂 `);
+    const bytes = Buffer.byteLength(text);
+    for (let cut = 1; cut < bytes; cut++) expectSameAsParsingAll(text, [cut], USAGE_CHUNK);
+    let seed = 7;
+    const random = (below: number) => (seed = (seed * 48_271) % 2_147_483_647) % below;
+    for (let round = 0; round < 200; round++) {
+      const cuts = [...new Set(Array.from({ length: 1 + random(6) }, () => 1 + random(bytes - 1)))].sort((a, b) => a - b);
+      expectSameAsParsingAll(text, cuts);
+    }
+  });
+
+  it('should leave to the parser what is not a plain content chunk, wherever the reads are cut: CRLF line ends, two data lines, event and id lines, comments, text that is not an object, a chunk without a choice', () => {
+    const text = chatStream(5);
+    const [first, ...others] = text.split('\n\n');
+    const variants = [
+      text.replaceAll('\n', '\r\n'),
+      [first, ...others.map((event, index) => (index === 2 ? `id: 7\n${event}` : event))].join('\n\n'),
+      [first, ': a comment', ...others].join('\n\n'),
+      [first, 'event: error\ndata: {"error":{"message":"overloaded","type":"server_error"}}', ...others].join('\n\n'),
+      [first, 'data: not json', ...others].join('\n\n'),
+      [first, 'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\ndata: {"b":2}', ...others].join('\n\n'),
+      [first, ...others.slice(0, 2), 'data: {"object":"chat.completion.chunk","choices":[]}', ...others.slice(2)].join('\n\n'),
+    ];
+    for (const variant of variants) {
+      expectSameAsParsingAll(variant, [], USAGE_CHUNK);
+      for (let cut = 1; cut < variant.length; cut++) expectSameAsParsingAll(variant, [cut], USAGE_CHUNK);
+    }
+  });
+
+  it('should not be fooled by a watched key quoted in content', () => {
+    const text = chatStream(8, (index) => (index === 4 ? 'the "usage": 5 key' : `w${index} `));
+    expect(expectSameAsParsingAll(text, []).skipped).toBe(8);
+  });
+
+  it('should end a run at an event that carries a watched key (usage on a content chunk), and read it', () => {
+    const [first, ...others] = chatStream(8).split('\n\n');
+    const withUsage = JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, delta: { content: 'a' }, finish_reason: null }],
+      usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+    });
+    const text = [first, ...others.slice(0, 3), `data: ${withUsage}`, ...others.slice(3)].join('\n\n');
+    // The eight plain deltas around it are skipped; the one with usage is read.
+    expect(expectSameAsParsingAll(text, []).skipped).toBe(8);
+  });
+});
