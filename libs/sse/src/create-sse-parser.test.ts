@@ -36,6 +36,22 @@ describe('createSseParser', () => {
     expect(events).toEqual([{ event: undefined, data: '{"t":"å"}' }]);
   });
 
+  it('should read the same events when each chunk is decoded and then fed, text kept back included', () => {
+    const bytes = new TextEncoder().encode('data: {"t":"å"}\n\nevent: e\ndata: x\n\n');
+    const events: SseEvent[] = [];
+    const parser = createSseParser((event) => events.push(event));
+    // The first piece ends inside "å": decode keeps its first byte back for the next.
+    const first = parser.decode(bytes.slice(0, 13));
+    expect(first).toBe('data: {"t":"');
+    parser.feed(first);
+    parser.feed(parser.decode(bytes.slice(13)));
+    parser.end();
+    expect(events).toEqual([
+      { event: undefined, data: '{"t":"å"}' },
+      { event: 'e', data: 'x' },
+    ]);
+  });
+
   it('should skip comments and deliver a final event without a blank line', () => {
     expect(parseAll([': keep-alive\n\n', 'data: last'])).toEqual([{ event: undefined, data: 'last' }]);
   });
