@@ -1,7 +1,6 @@
 import type { RelayMonitor } from '@switchyard/formats';
 import type { SseParser } from '@switchyard/sse';
 
-
 /**
  * Reads a watched same-format stream: the runs of events its monitor would skip unread (most of
  * a stream: content deltas) are handed on as they came, delimited but not parsed one by one;
