@@ -79,12 +79,10 @@ export interface RelayMonitor {
   /**
    * The leading run of whole events in `text` (upstream text that starts on an event boundary)
    * that push() would skip unread and a same-format relay passes on unchanged: their end and
-   * count. The caller relays that run as it came and pushes only the rest. Nothing (0, 0) where
-   * a format or state needs every event read.
+   * count. The caller relays that run as it came and pushes only the rest. Nothing (0, 0) while
+   * the monitor needs every event read; absent where a format always does.
    */
-  skippablePrefix(text: string): SkippedEvents;
-  /** Whether skippablePrefix ever finds a run (else the caller need not ask). */
-  readonly skips: boolean;
+  skippablePrefix?(text: string): SkippedEvents;
   /**
    * Usage as the decoder's `finish` part would carry it, once known; undefined while unknown or
    * when the upstream sent none (where the decoder's finish carries its estimated zero). Before

@@ -221,7 +221,6 @@ class Relay extends Writable {
   }
 
   override _final(callback: (error?: Error | null) => void): void {
-    this.relayed = true;
     this.response.end();
     callback();
   }

@@ -30,8 +30,10 @@ export function createRelayMonitor(): RelayMonitor {
   return new ChatRelayMonitor();
 }
 
+/** No run to skip: the stream has not started, or the monitor reads nothing more. */
+const NONE_SKIPPED: SkippedEvents = Object.freeze({ end: 0, events: 0 });
+
 class ChatRelayMonitor extends RelayMonitorState {
-  override readonly skips = true;
   #started = false;
   #finishReasonSeen = false;
 
@@ -69,8 +71,8 @@ class ChatRelayMonitor extends RelayMonitorState {
    * (an `event:` or `id:` line, a comment, CRs, `[DONE]`) ends the run, and push() reads it. A
    * match across two events ends the run early, which costs only speed.
    */
-  override skippablePrefix(text: string): SkippedEvents {
-    if (!this.#started || this.ended) return super.skippablePrefix(text);
+  skippablePrefix(text: string): SkippedEvents {
+    if (!this.#started || this.ended) return NONE_SKIPPED;
     const stop = text.search(RUN_END);
     const limit = stop < 0 ? text.length : stop;
     let end = 0;

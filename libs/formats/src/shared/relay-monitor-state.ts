@@ -1,8 +1,6 @@
 import type { CanonicalUsage, GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import type { RelayMonitor, SkippedEvents } from '../wire-format.ts';
-
-const NONE_SKIPPED: SkippedEvents = Object.freeze({ end: 0, events: 0 });
+import type { RelayMonitor } from '../wire-format.ts';
 
 /**
  * What every format's relay monitor has in common, held once here instead of in each: the state
@@ -26,13 +24,6 @@ export abstract class RelayMonitorState implements RelayMonitor {
   }
 
   abstract push(event: SseEvent): void;
-
-  readonly skips: boolean = false;
-
-  /** Every event is read unless a format knows better. */
-  skippablePrefix(_text: string): SkippedEvents {
-    return NONE_SKIPPED;
-  }
 
   end(): GatewayError | undefined {
     if (this.ended) return undefined;

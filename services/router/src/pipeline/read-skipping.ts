@@ -1,5 +1,12 @@
-import type { RelayMonitor } from '@switchyard/formats';
+import type { RelayMonitor, SkippedEvents } from '@switchyard/formats';
 import type { SseParser } from '@switchyard/sse';
+
+/** A monitor whose format has runs of events it never reads. */
+export type SkippingMonitor = RelayMonitor & { skippablePrefix(text: string): SkippedEvents };
+
+export function canSkip(monitor: RelayMonitor | undefined): monitor is SkippingMonitor {
+  return monitor?.skippablePrefix !== undefined;
+}
 
 /**
  * Reads a watched same-format stream: the runs of events its monitor would skip unread (most of
@@ -10,7 +17,7 @@ import type { SseParser } from '@switchyard/sse';
  */
 export function createSkippingReader(
   parser: SseParser,
-  monitor: RelayMonitor,
+  monitor: SkippingMonitor,
   /** A run of whole events the monitor would skip unread, to relay as it came. */
   relay: (text: string, events: number) => void,
 ): (chunk: Uint8Array) => void {

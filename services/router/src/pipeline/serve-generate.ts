@@ -81,6 +81,7 @@ export async function serveGenerate(
   for (const model of candidateModels(prepared.model, index, prepared.tenant, prepared.key)) {
     if (model !== prepared.model) dependencies.onFallback(prepared.model.name);
     const policy = model.retry ?? DEFAULT_RETRY;
+    const circuit = circuitPolicy(model);
     const failed = new Set<string>();
     for (let attempt = 0; attempt <= policy.attempts; attempt++) {
       if (attempt > 0) await sleep(backoffDelay(policy, attempt - 1), request.signal);
@@ -110,7 +111,7 @@ export async function serveGenerate(
         { [ATTR_SERVER_ADDRESS]: exchange.endpoint.origin, [ATTR_SWITCHYARD_DEPLOYMENT]: key, [ATTR_SWITCHYARD_ATTEMPT]: attempt + 1 },
         async (span) => {
           const started = performance.now();
-          const attempted = await attemptOnce(dependencies, exchange, prepared, key, deadline, circuitPolicy(model));
+          const attempted = await attemptOnce(dependencies, exchange, prepared, key, deadline, circuit);
           const errorKind =
             attempted.kind === 'retry' ? attempted.error.kind : attempted.upstream.statusCode >= 400 ? errorKindForStatus(attempted.upstream.statusCode) : undefined;
           dependencies.onAttempt(exchange.endpoint.providerId, (performance.now() - started) / 1000, errorKind);
@@ -127,7 +128,7 @@ export async function serveGenerate(
         continue;
       }
       if (model !== prepared.model) exchange.fallbackModel = model.name;
-      const outcome = await answer(dependencies, exchange, result.upstream, response, settle, circuitPolicy(model));
+      const outcome = await answer(dependencies, exchange, result.upstream, response, settle, { key, circuit });
       return { ...outcome, exchange };
     }
   }
@@ -210,14 +211,20 @@ async function attemptOnce(
   return { kind: 'answer', upstream };
 }
 
+/** The deployment that answered, as its health is kept: its key and its model's circuit policy. */
+interface AnsweringDeployment {
+  key: string;
+  circuit: CircuitPolicy;
+}
+
 /**
  * What a relayed 200 showed of its deployment once read to the end: a whole answer clears its
  * failures; one the upstream broke (cut off, not JSON, an error event mid-stream) counts against
  * its circuit and in switchyard_upstream_errors_total, as a failed attempt does.
  */
-function judgeAnswer(dependencies: GenerateDependencies, exchange: Exchange, key: string, circuit: CircuitPolicy, failure: GatewayError | undefined): void {
-  if (failure === undefined) return dependencies.health.completed(key);
-  dependencies.health.broke(key, circuit);
+function judgeAnswer(dependencies: GenerateDependencies, exchange: Exchange, deployment: AnsweringDeployment, failure: GatewayError | undefined): void {
+  if (failure === undefined) return dependencies.health.completed(deployment.key);
+  dependencies.health.broke(deployment.key, deployment.circuit);
   dependencies.onAnswerBroken(exchange.endpoint.providerId, failure.kind);
 }
 
@@ -228,7 +235,7 @@ async function answer(
   upstream: UpstreamResponse,
   response: ServerResponse,
   settle: SettleAnswer,
-  circuit: CircuitPolicy,
+  deployment: AnsweringDeployment,
 ): Promise<ExchangeOutcome> {
   const { canonical, clientFormat, upstreamFormat, sameFormat, request } = exchange;
   const requestId = request.identity.requestId;
@@ -238,18 +245,17 @@ async function answer(
 
   if (upstream.statusCode >= 400) return relayUpstreamError(exchange, upstream, response, headers);
 
-  const deployment = deploymentKey(exchange.deployment.provider, exchange.deployment.model);
   if (canonical.stream) {
     let outcome: ExchangeOutcome | undefined;
     // Relayed untouched and not kept: watch it rather than decode it, unless this deployment
     // is known to send no usage (then the decoded text is what the estimate counts).
-    const watchOnly = sameFormat && clientFormat.id !== 'responses' && !dependencies.usagelessDeployments.has(deployment);
+    const watchOnly = sameFormat && clientFormat.id !== 'responses' && !dependencies.usagelessDeployments.has(deployment.key);
     const streamUsage = async (result: StreamResult): Promise<CanonicalUsage> => {
       if (result.usage !== undefined && result.usage.estimated !== true) return result.usage;
       if (!watchOnly) return estimateUsage(exchange, result.generatedText());
       // A whole stream without usage: decode this deployment's next streams to estimate them
       // properly; this one is estimated at about a token per event.
-      if (result.error === undefined) dependencies.usagelessDeployments.add(deployment);
+      if (result.error === undefined) dependencies.usagelessDeployments.add(deployment.key);
       return { inputTokens: await estimateRequestTokens(canonical), outputTokens: result.events, estimated: true };
     };
     const streamOutcome = async (result: StreamResult): Promise<ExchangeOutcome> => {
@@ -269,7 +275,7 @@ async function answer(
         await settle(exchange, outcome);
       },
     });
-    if (result.error === undefined || result.upstreamBroke) judgeAnswer(dependencies, exchange, deployment, circuit, result.error);
+    if (result.error === undefined || result.upstreamBroke) judgeAnswer(dependencies, exchange, deployment, result.error);
     return outcome ?? (await streamOutcome(result));
   }
 
@@ -280,10 +286,10 @@ async function answer(
     body = parseAnswerBody(text);
   } catch (error) {
     const failure = transportError(error, request.signal);
-    if (failure.kind !== 'client_closed') judgeAnswer(dependencies, exchange, deployment, circuit, failure);
+    if (failure.kind !== 'client_closed') judgeAnswer(dependencies, exchange, deployment, failure);
     throw failure;
   }
-  judgeAnswer(dependencies, exchange, deployment, circuit, undefined);
+  judgeAnswer(dependencies, exchange, deployment, undefined);
   // Relayed untouched: read its usage instead of decoding it (Responses clients need the decoded answer stored).
   const summary = sameFormat && clientFormat.id !== 'responses' ? upstreamFormat.response.summarize(body) : undefined;
   if (summary !== undefined) {

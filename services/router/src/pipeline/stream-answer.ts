@@ -4,7 +4,7 @@ import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse'
 import type { StreamDecoder } from '@switchyard/formats';
 import type { UpstreamResponse } from '@switchyard/providers';
 import { StreamAccumulator } from './accumulate-stream.ts';
-import { createSkippingReader } from './read-skipping.ts';
+import { canSkip, createSkippingReader } from './read-skipping.ts';
 import type { ActiveStreams } from './active-streams.ts';
 import { clientResponseContext } from './response-context.ts';
 import { transportError } from './call-upstream.ts';
@@ -69,12 +69,6 @@ export async function streamAnswer(
   const { clientFormat, upstreamFormat, sameFormat, request } = exchange;
   const requestId = request.identity.requestId;
   response.writeHead(200, { ...SSE_HEADERS, ...headers });
-  // The head leaves with the first events when they are already here (one socket write, not
-  // two); an upstream still thinking gets its client the head a turn later all the same.
-  let wrote = false;
-  const headFlush = setImmediate(() => {
-    if (!wrote) response.flushHeaders();
-  });
 
   const monitor = options.watchOnly && sameFormat ? upstreamFormat.stream.createRelayMonitor() : undefined;
   const decoder = monitor === undefined ? upstreamFormat.stream.createDecoder() : undefined;
@@ -92,6 +86,11 @@ export async function streamAnswer(
     upstreamBroke: false,
     firstByteAt: undefined,
   };
+  // The head leaves with the first events when they are already here (one socket write, not
+  // two); an upstream still thinking gets its client the head a turn later all the same.
+  const headFlush = setImmediate(() => {
+    if (result.firstByteAt === undefined) response.flushHeaders();
+  });
   let upstreamErrorRelayed = false;
   let quiet = true;
   /** The answer's finish was seen: what follows waits for beforeEnd. */
@@ -107,17 +106,13 @@ export async function streamAnswer(
     if (pending.length === 0) return;
     if (result.firstByteAt === undefined) result.firstByteAt = performance.now();
     quiet = false;
-    wrote = true;
     response.write(pending);
     pending = '';
   };
   // Whole events only are ever written, so a keep-alive can never land inside one. The timer
   // lives only while the upstream is being read: a dead upstream is not masked by pings.
   const keepAlive = setInterval(() => {
-    if (quiet) {
-      wrote = true;
-      response.write(clientFormat.stream.keepAlive);
-    }
+    if (quiet) response.write(clientFormat.stream.keepAlive);
     quiet = true;
   }, keepAliveMs);
 
@@ -162,7 +157,7 @@ export async function streamAnswer(
 
   const parser = createSseParser(onEvent);
   const read =
-    monitor?.skips === true
+    canSkip(monitor)
       ? createSkippingReader(parser, monitor, (text, events) => {
           result.events += events;
           write(text);
