@@ -18,6 +18,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.e2e.test.ts'],
+          setupFiles: ['test/e2e/support/setup-scratch.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           // Each file starts its own processes on free ports; files still run one at a time so

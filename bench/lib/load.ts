@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isPinning, LOAD_CPU } from './processes.ts';
+import { scratchDirectory } from './scratch.ts';
 import type { HttpCall } from './scenarios.ts';
 
 export interface LoadResult {
@@ -33,7 +33,7 @@ export function loadTool(): 'wrk' | 'autocannon' {
   return tool;
 }
 
-const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
+const scratch = scratchDirectory('load');
 let bodies = 0;
 
 function pinned(command: string, args: string[]): [string, string[]] {

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { imageTree } from './image-tree.ts';
 import { LOAD_CPU, startProcess, TARGET_CPU, waitReady, waitRedis, type Started } from './processes.ts';
+import { scratchDirectory } from './scratch.ts';
 import { SWITCHYARD_MODEL, type TargetKind } from './scenarios.ts';
 import { freePort } from './util.ts';
 
@@ -100,7 +100,7 @@ export async function startSimulator(cpu: string = LOAD_CPU): Promise<{ started:
 
 /** Starts one target in front of the simulator at `simulatorUrl`. `nodeArgs` go before the script (e.g. --cpu-prof). */
 export async function startTarget(id: TargetId, simulatorUrl: string, nodeArgs: string[] = []): Promise<RunningTarget> {
-  const directory = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
+  const directory = scratchDirectory(id);
   const config = join(directory, 'config.yaml');
   writeFileSync(config, switchyardConfig(simulatorUrl));
   const stopAll = (list: Started[]) => async () => {

@@ -1,9 +1,9 @@
 import { getFreePort, startRedis, type RedisServer } from '@switchyard/testkit';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
+import { scratchDirectory } from './support/scratch.ts';
 
 const ADMIN_TOKEN = 'admin-token-catalog-restart-0123456789';
 const LOAD_KEY = 'sk-sy-catalog-restart-load-0123456789abcdef';
@@ -37,7 +37,7 @@ describe('catalog SIGKILL and restart under light load (split topology)', () => 
     redis = await startRedis();
     const simulator = await startSwitchyard('simulator', { port: await getFreePort(), readyPath: '/_sim/stats' });
     processes.push(simulator);
-    config = join(mkdtempSync(join(tmpdir(), 'switchyard-catalog-restart-')), 'config.yaml');
+    config = join(scratchDirectory('catalog-restart'), 'config.yaml');
     writeFileSync(
       config,
       `

@@ -1,12 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { getFreePort } from '@switchyard/testkit';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
+import { scratchDirectory } from './support/scratch.ts';
 
 const KEY = 'sk-sy-routing-e2e-key-0123456789abcdef';
 
@@ -43,7 +43,7 @@ describe('routing: retries, cooldowns, fallbacks, cancellation (all topology)', 
     flaky = await startSwitchyard('simulator', { port: await getFreePort(), readyPath: '/_sim/stats' });
     deadPort = await getFreePort();
     resetting = await startResettingServer(deadPort);
-    const config = join(mkdtempSync(join(tmpdir(), 'switchyard-routing-')), 'config.yaml');
+    const config = join(scratchDirectory('routing'), 'config.yaml');
     writeFileSync(
       config,
       `

@@ -1,7 +1,7 @@
 import { getFreePort } from '@switchyard/testkit';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scratchDirectory } from './scratch.ts';
 import { startSwitchyard, type SwitchyardProcess } from './start-process.ts';
 import { INTERNAL_TOKEN } from './topology.ts';
 
@@ -86,7 +86,7 @@ tenants:
 
 /** Writes a config file into a fresh temporary directory and returns its path. */
 export function writeConfig(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'switchyard-e2e-')), 'config.yaml');
+  const path = join(scratchDirectory('config'), 'config.yaml');
   writeFileSync(path, text);
   return path;
 }
@@ -97,7 +97,7 @@ export function writeConfig(text: string): string {
  * test of SIGHUP then cannot pass thanks to the watcher.
  */
 export function writeLinkedConfig(text: string): { path: string; target: string } {
-  const directory = mkdtempSync(join(tmpdir(), 'switchyard-e2e-'));
+  const directory = scratchDirectory('config');
   mkdirSync(join(directory, 'real'));
   mkdirSync(join(directory, 'served'));
   const target = join(directory, 'real', 'config.yaml');
