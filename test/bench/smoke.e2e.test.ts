@@ -1,0 +1,83 @@
+// The benchmark's smoke run, as users and the performance issue run it: every target (the
+// simulator direct, the null proxy, Switchyard all / all + Redis / split, Portkey) and every
+// scenario for a second each, plus the slow-stream hold. It guards the harness, which nothing
+// else runs, against rot: a target that no longer starts, a scenario that errors, a report that
+// no longer renders. Timing is not judged here (bench/ holds the timing goals).
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scratchDirectory } from '../e2e/support/scratch.ts';
+
+const RUN = join(import.meta.dirname, '../../bench/run.ts');
+const SWITCHYARD_TARGETS = ['all', 'all-redis', 'split'];
+
+interface Report {
+  mode: string;
+  settings: { targets: string[]; scenarios: string[]; streams: number; streamTargets: string[] };
+  cells: { target: string; scenario: string; rps: number; errors: number; cpuPer1k: number; loneP50Ms: number }[];
+  streams: { target: string; streams: number; completed: number; failed: number; stalled: number }[];
+  targets: { target: string; rssIdleMb: number; rssAfterMb: number }[];
+  failures: string[];
+  goals: { goal: string; value: string; met: boolean }[];
+}
+
+function runSmoke(out: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RUN, '--smoke', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe('bench smoke run', () => {
+  it('should measure every target and scenario without an error and write both reports', { timeout: 300_000 }, async () => {
+    const out = scratchDirectory('bench-smoke');
+    const { code, output } = await runSmoke(out);
+    expect(code, output.slice(-4000)).toBe(0);
+
+    const files = readdirSync(out);
+    const json = files.find((file) => file.startsWith('smoke-') && file.endsWith('.json'));
+    const markdown = files.find((file) => file.startsWith('smoke-') && file.endsWith('.md'));
+    expect(json).toBeDefined();
+    expect(markdown).toBeDefined();
+    const report = JSON.parse(readFileSync(join(out, json as string), 'utf8')) as Report;
+    expect(report.mode).toBe('smoke');
+    expect(report.failures).toEqual([]);
+
+    const cell = (target: string, scenario: string) => report.cells.find((c) => c.target === target && c.scenario === scenario);
+    for (const scenario of report.settings.scenarios) {
+      // The floor and Switchyard serve every scenario; the null proxy and Portkey only some.
+      for (const target of ['direct', ...SWITCHYARD_TARGETS]) {
+        expect(cell(target, scenario), `${target} ${scenario}`).toBeDefined();
+      }
+    }
+    for (const target of report.settings.targets) expect(cell(target, 'chat'), `${target} chat`).toBeDefined();
+    for (const measured of report.cells) {
+      const name = `${measured.target} ${measured.scenario}`;
+      expect(measured.errors, name).toBe(0);
+      expect(measured.rps, name).toBeGreaterThan(0);
+      expect(measured.cpuPer1k, name).toBeGreaterThan(0);
+      expect(measured.loneP50Ms, name).toBeGreaterThan(0);
+    }
+
+    expect(report.streams.map((hold) => hold.target).sort()).toEqual([...report.settings.streamTargets].sort());
+    for (const hold of report.streams) {
+      expect({ target: hold.target, completed: hold.completed, failed: hold.failed, stalled: hold.stalled }).toEqual({
+        target: hold.target,
+        completed: report.settings.streams,
+        failed: 0,
+        stalled: 0,
+      });
+    }
+    for (const target of report.targets) expect(target.rssAfterMb, target.target).toBeGreaterThan(0);
+
+    // Every goal of the issue is evaluated from this run's figures, met or not.
+    expect(report.goals.length).toBeGreaterThan(10);
+    for (const goal of report.goals) expect(goal.value, goal.goal).toMatch(/^\d/);
+    expect(readFileSync(join(out, markdown as string), 'utf8')).toContain('## Targets from the issue');
+  });
+});
