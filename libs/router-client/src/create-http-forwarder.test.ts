@@ -307,4 +307,72 @@ describe('createHttpForwarder', () => {
       await forwarder.close();
     }
   });
+
+  it('should hold the router back while the client reads slowly, and relay every byte', async () => {
+    const chunk = Buffer.alloc(64 * 1024);
+    const chunks = 1024;
+    let sent = 0;
+    const router = await listen((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const more = (): void => {
+        while (sent < chunks) {
+          const next = Buffer.alloc(chunk.length, sent % 251);
+          sent++;
+          if (!response.write(next)) return void response.once('drain', more);
+        }
+        response.end();
+      };
+      more();
+    });
+    const forwarder = createHttpForwarder({ urls: [router] });
+    const url = await front((response) => forwarder.handle(routeRequest(), response));
+    try {
+      const answer = await fetch(url);
+      const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+      const received: Buffer[] = [];
+      const first = await reader.read();
+      received.push(Buffer.from(first.value as Uint8Array));
+      // The client stops reading: the socket buffers fill up, the hop must stop reading the
+      // router, and the router's writes must wait (64 MB would otherwise pile up in ingress).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sent).toBeLessThan(chunks / 2);
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        received.push(Buffer.from(value));
+      }
+      const body = Buffer.concat(received);
+      expect(body.length).toBe(chunk.length * chunks);
+      for (let index = 0; index < chunks; index++) expect(body[index * chunk.length]).toBe(index % 251);
+    } finally {
+      await forwarder.close();
+    }
+  });
+
+  it('should abort the hop when the request is aborted, before or during the answer', async () => {
+    let closed = 0;
+    const router = await listen((_request, response) => {
+      response.on('close', () => closed++);
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: one\n\n');
+    });
+    const forwarder = createHttpForwarder({ urls: [router] });
+    try {
+      const early = new AbortController();
+      early.abort(new GatewayError('client_closed', 'gone'));
+      const written: string[] = [];
+      const sink = { setHeader() {}, writeHead() {}, write: (text: Buffer) => written.push(text.toString()), end() {}, once() {}, flushHeaders() {} };
+      await expect(forwarder.handle(routeRequest({ signal: early.signal }), sink as unknown as ServerResponse)).rejects.toThrow('gone');
+
+      const late = new AbortController();
+      const handled = forwarder.handle(routeRequest({ signal: late.signal }), sink as unknown as ServerResponse);
+      await expect.poll(() => written.length).toBe(1);
+      late.abort(new GatewayError('client_closed', 'gone later'));
+      await expect(handled).rejects.toThrow('gone later');
+      // The router sees its connection go: nothing keeps its stream open.
+      await expect.poll(() => closed).toBe(1);
+    } finally {
+      await forwarder.close();
+    }
+  });
 });
