@@ -1,4 +1,5 @@
 import { errors, type Dispatcher } from 'undici';
+import { AbortableDispatch } from './abortable-dispatch.ts';
 
 /** What the router reads of an upstream answer's body: whole, or chunk by chunk. */
 export interface UpstreamBody {
@@ -43,14 +44,9 @@ export function dispatchUpstream(dispatcher: Dispatcher, options: Dispatcher.Dis
   });
 }
 
-class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
+class UpstreamAnswer extends AbortableDispatch implements UpstreamBody {
   #resolve: ((response: UpstreamResponse) => void) | null;
   #reject: ((error: Error) => void) | null;
-  /** Listened to until the reader is done or the body failed: as with BodyReadable, an abort fails even a body already received but not yet read. */
-  #signal: AbortSignal | null = null;
-  #controller: Dispatcher.DispatchController | null = null;
-  /** Why the signal aborted before the request had a controller to abort. */
-  #reason: Error | null = null;
 
   #chunks: Buffer[] = [];
   #bytes = 0;
@@ -65,23 +61,11 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
   /** A `text()` or a `forEach()` waiting for the end. */
   #waiter: Waiter<string> | Waiter<void> | null = null;
 
+  /** The signal is listened to until the reader is done or the body failed: as with BodyReadable, an abort fails even a body already received but not yet read. */
   constructor(signal: AbortSignal, resolve: (response: UpstreamResponse) => void, reject: (error: Error) => void) {
+    super(signal);
     this.#resolve = resolve;
     this.#reject = reject;
-    if (signal.aborted) {
-      this.#reason = abortReason(signal);
-    } else {
-      this.#signal = signal;
-      signal.addEventListener('abort', this.#onAbort);
-    }
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    if (this.#reason !== null) {
-      controller.abort(this.#reason);
-      return;
-    }
-    this.#controller = controller;
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
@@ -124,7 +108,7 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
     }
     this.#resolve = null;
     this.#reject = null;
-    this.#unlisten();
+    this.unlisten();
     reject(error);
   }
 
@@ -135,7 +119,7 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
       this.#finish();
       return Promise.resolve(this.#decode());
     }
-    if (this.#controller?.paused === true) this.#controller.resume();
+    if (this.controller?.paused === true) this.controller.resume();
     return new Promise<string>((resolve, reject) => {
       this.#waiter = { resolve, reject };
     });
@@ -156,7 +140,7 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
       this.#finish();
       return Promise.resolve();
     }
-    if (this.#controller?.paused === true) this.#controller.resume();
+    if (this.controller?.paused === true) this.controller.resume();
     return new Promise<void>((resolve, reject) => {
       this.#waiter = { resolve, reject };
     });
@@ -166,7 +150,7 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
     if (this.#done || this.#error !== null) return;
     const reason = error ?? new errors.RequestAbortedError();
     this.#fail(reason);
-    this.#controller?.abort(reason);
+    this.controller?.abort(reason);
   }
 
   /** A body is read one way, once; like BodyReadable's, a second read, or a read after a failure, is refused. */
@@ -180,17 +164,11 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
     return undefined;
   }
 
-  #onAbort = (): void => {
-    const signal = this.#signal as AbortSignal;
-    const reason = abortReason(signal);
-    if (this.#controller === null) {
-      this.#reason = reason;
-      return;
-    }
+  protected override abort(controller: Dispatcher.DispatchController, reason: Error): void {
     // Before headers this rejects the send (through onResponseError); after them it fails the body.
     if (this.#reject === null) this.#fail(reason);
-    this.#controller.abort(reason);
-  };
+    controller.abort(reason);
+  }
 
   /** A reader that throws wants no more: the upstream request is aborted with what it threw. */
   #hand(chunk: Buffer): void {
@@ -207,7 +185,7 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
     this.#onChunk = null;
     this.#chunks = [];
     this.#bytes = 0;
-    this.#unlisten();
+    this.unlisten();
     const waiter = this.#waiter;
     this.#waiter = null;
     waiter?.reject(error);
@@ -216,12 +194,7 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
   #finish(): void {
     this.#done = true;
     this.#onChunk = null;
-    this.#unlisten();
-  }
-
-  #unlisten(): void {
-    this.#signal?.removeEventListener('abort', this.#onAbort);
-    this.#signal = null;
+    this.unlisten();
   }
 
   /** Decoded once from all chunks, so a character split across two of them stays whole; a BOM is dropped as BodyReadable did. */
@@ -235,6 +208,3 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler, UpstreamBody {
   }
 }
 
-function abortReason(signal: AbortSignal): Error {
-  return (signal.reason as Error | undefined) ?? new errors.RequestAbortedError();
-}

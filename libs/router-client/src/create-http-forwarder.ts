@@ -1,7 +1,8 @@
 import { GatewayError } from '@switchyard/canonical';
 import { INTERNAL_AUTH_REFUSED_HEADER, internalAuthorization, type InternalTokens } from '@switchyard/catalog-client';
 import type { ServerResponse } from 'node:http';
-import { errors, Pool, type Dispatcher } from 'undici';
+import { AbortableDispatch } from '@switchyard/providers/abortable-dispatch';
+import { Pool, type Dispatcher } from 'undici';
 import { encodeRoute, identityHeaders, QUERY_HEADER, ROUTE_HEADER, ROUTER_PATH } from './route-headers.ts';
 import type { RouteHandler, RouteRequest } from './route-request.ts';
 
@@ -161,35 +162,18 @@ function relayFrom(pool: Pool, hop: Dispatcher.DispatchOptions, response: Server
  * the response and its callbacks as soon as the exchange is over, so whatever keeps a finished
  * handler alive keeps nothing else.
  */
-class Hop implements Dispatcher.DispatchHandler {
+class Hop extends AbortableDispatch {
   #response: RelayedResponse | null;
-  #signal: AbortSignal | null = null;
   #resolve: (() => void) | null;
   #reject: ((error: Error) => void) | null;
-  #controller: Dispatcher.DispatchController | null = null;
-  /** Why the signal aborted before the hop had a controller to abort. */
-  #reason: Error | null = null;
   /** Bytes (and with them the head) have gone to the client. */
   #relayed = false;
 
   constructor(response: ServerResponse, signal: AbortSignal, resolve: () => void, reject: (error: Error) => void) {
+    super(signal);
     this.#response = response;
     this.#resolve = resolve;
     this.#reject = reject;
-    if (signal.aborted) {
-      this.#reason = abortReason(signal);
-    } else {
-      this.#signal = signal;
-      signal.addEventListener('abort', this.#onAbort);
-    }
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    if (this.#reason !== null) {
-      controller.abort(this.#reason);
-      return;
-    }
-    this.#controller = controller;
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
@@ -245,28 +229,17 @@ class Hop implements Dispatcher.DispatchHandler {
     if (response !== null && !this.#relayed && !response.writableEnded) response.flushHeaders();
   }
 
-  #onAbort = (): void => {
-    const reason = abortReason(this.#signal as AbortSignal);
-    if (this.#controller === null) this.#reason = reason;
-    else this.#controller.abort(reason);
-  };
-
   #release(): void {
-    this.#signal?.removeEventListener('abort', this.#onAbort);
-    this.#signal = null;
+    this.unlisten();
     this.#response = null;
     this.#resolve = null;
     this.#reject = null;
-    this.#controller = null;
+    this.controller = null;
   }
 }
 
 function flushHeadUnlessRelayed(hop: Hop): void {
   hop.flushHead();
-}
-
-function abortReason(signal: AbortSignal): Error {
-  return (signal.reason as Error | undefined) ?? new errors.RequestAbortedError();
 }
 
 /**
