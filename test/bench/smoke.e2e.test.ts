@@ -19,7 +19,7 @@ interface Report {
   streams: { target: string; streams: number; completed: number; failed: number; stalled: number }[];
   targets: { target: string; rssIdleMb: number; rssAfterMb: number }[];
   failures: string[];
-  goals: { goal: string; value: string; met: boolean }[];
+  goals: { goal: string; value: string; met?: boolean }[];
 }
 
 function runSmoke(out: string): Promise<{ code: number | null; output: string }> {
@@ -75,9 +75,11 @@ describe('bench smoke run', () => {
     }
     for (const target of report.targets) expect(target.rssAfterMb, target.target).toBeGreaterThan(0);
 
-    // Every goal of the issue is evaluated from this run's figures, met or not.
+    // Every goal of the issue is evaluated from this run's figures, met or not (a figure that
+    // could not be computed leaves it undecided). One second of load decides nothing about
+    // the goals themselves: a ratio may even come out negative.
     expect(report.goals.length).toBeGreaterThan(10);
-    for (const goal of report.goals) expect(goal.value, goal.goal).toMatch(/^\d/);
+    for (const goal of report.goals) expect(typeof goal.met, `${goal.goal}: ${goal.value}`).toBe('boolean');
     expect(readFileSync(join(out, markdown as string), 'utf8')).toContain('## Targets from the issue');
   });
 });
