@@ -154,10 +154,11 @@ function relayFrom(pool: Pool, hop: Dispatcher.DispatchOptions, response: Server
 
 /**
  * undici's dispatch handler for one hop, instead of its `stream()` API, whose handler keeps the
- * client response (its `opaque`) and the relay writable to the end. Under load, in-flight
- * hops' handlers outlived two young-generation collections however short the exchange, and
- * every request's objects (client response, parsers, headers, admission state) were promoted
- * to old space: a third of what the ingress allocated survived each scavenge (5% in `all`), and
+ * client response (its `opaque`) and the relay writable to the end. Under load, finished
+ * hops' handlers stayed reachable through young-generation collections (not through full
+ * ones), and with them every request's objects (client response, parsers, headers, admission
+ * state) were promoted to old space: a third of what the ingress allocated survived each
+ * scavenge (5% in `all`), and
  * split's GC cost four times `all`'s per request (docs/performance.md). This handler lets go of
  * the response and its callbacks as soon as the exchange is over, so whatever keeps a finished
  * handler alive keeps nothing else.
