@@ -47,6 +47,6 @@ export abstract class AbortableDispatch implements Dispatcher.DispatchHandler {
 }
 
 /** The signal's reason, or undici's own abort error when it gave none. */
-export function abortReason(signal: AbortSignal): Error {
+function abortReason(signal: AbortSignal): Error {
   return (signal.reason as Error | undefined) ?? new errors.RequestAbortedError();
 }

@@ -158,10 +158,9 @@ function relayFrom(pool: Pool, hop: Dispatcher.DispatchOptions, response: Server
  * hops' handlers stayed reachable through young-generation collections (not through full
  * ones), and with them every request's objects (client response, parsers, headers, admission
  * state) were promoted to old space: a third of what the ingress allocated survived each
- * scavenge (5% in `all`), and
- * split's GC cost four times `all`'s per request (docs/performance.md). This handler lets go of
- * the response and its callbacks as soon as the exchange is over, so whatever keeps a finished
- * handler alive keeps nothing else.
+ * scavenge (5% in `all`), and split's GC cost four times `all`'s per request
+ * (docs/performance.md). This handler lets go of the response and its callbacks as soon as the
+ * exchange is over, so whatever keeps a finished handler alive keeps nothing else.
  */
 class Hop extends AbortableDispatch {
   #response: RelayedResponse | null;

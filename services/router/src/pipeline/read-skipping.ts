@@ -42,4 +42,3 @@ export function createSkippingReader(
     atBoundary = text.endsWith('\n\n');
   };
 }
-

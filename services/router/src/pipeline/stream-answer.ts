@@ -211,4 +211,3 @@ export async function streamAnswer(
   response.end();
   return result;
 }
-
