@@ -2,7 +2,8 @@
  * What Redis itself spends per request on Switchyard's scripts, without the gateway around
  * them: the limiter (admit, then release and reconcile, as a request makes them) and the usage
  * aggregator (one event per request), in batches of the sizes one event-loop turn produces.
- * Redis's CPU comes from `INFO cpu`, the commands the scripts call from `INFO commandstats`.
+ * Redis's CPU comes from `INFO cpu`, the commands the scripts call from `INFO commandstats`;
+ * the client's (this process: building, sending and decoding the calls) from `process.cpuUsage`.
  *
  *   node bench/redis-cost.ts [--requests 20000]
  *
@@ -35,19 +36,22 @@ async function redisCpuSeconds(): Promise<number> {
   return seconds;
 }
 
-/** Runs `turn(size)` until `requests` requests were made; returns Redis's µs and script calls per request. */
+/** Runs `turn(size)` until `requests` requests were made; returns Redis's µs, this process's µs and script calls per request. */
 async function measure(size: number, turn: (size: number) => Promise<void>): Promise<string> {
   for (let made = 0; made < 2_000; made += size) await turn(size);
   await admin.config('RESETSTAT');
   const before = await redisCpuSeconds();
+  const clientBefore = process.cpuUsage();
   for (let made = 0; made < requests; made += size) await turn(size);
+  const client = process.cpuUsage(clientBefore);
   const cpuMicros = ((await redisCpuSeconds()) - before) * 1e6;
   const stats = await admin.info('commandstats');
   let calls = 0;
   for (const match of stats.matchAll(/cmdstat_(\w+):calls=(\d+)/g)) {
     if (!['evalsha', 'eval', 'info', 'config'].includes(match[1] as string)) calls += Number(match[2]);
   }
-  return `${(cpuMicros / requests).toFixed(1)} µs, ${(calls / requests).toFixed(1)} calls from Lua`;
+  const clientMicros = client.user + client.system;
+  return `${(cpuMicros / requests).toFixed(1)} µs, ${(calls / requests).toFixed(1)} calls from Lua · client ${(clientMicros / requests).toFixed(1)} µs`;
 }
 
 let sequence = 0;
@@ -90,7 +94,7 @@ const aggregatorTurn = async (size: number) => {
 };
 
 try {
-  const lines = [`Redis per request, ${requests} requests per cell (Redis CPU from INFO cpu)`, '', '| requests per turn | limiter (admit + release + reconcile) | usage aggregator (one event) |', '|---:|---:|---:|'];
+  const lines = [`Redis and client CPU per request, ${requests} requests per cell (Redis CPU from INFO cpu)`, '', '| requests per turn | limiter (admit + release + reconcile) | usage aggregator (one event) |', '|---:|---:|---:|'];
   for (const size of BATCHES) lines.push(`| ${size} | ${await measure(size, limiterTurn)} | ${await measure(size, aggregatorTurn)} |`);
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {

@@ -43,14 +43,7 @@ export function defineRateLimitCommands(redis: Redis): void {
 
 /** The reply of each operation, in order: one script call runs them all (lua/run-batch-n.lua). */
 export async function runOperations(redis: Redis, operations: readonly LimiterOperation[]): Promise<number[][]> {
-  const keys: string[] = [];
-  const args: string[] = [];
-  let codes = '';
-  for (const operation of operations) {
-    codes += operation.code;
-    for (const key of operation.keys) keys.push(key);
-    for (const arg of operation.args) args.push(arg);
-  }
+  const { keys, codes, args } = encodeOperations(operations);
   const reply = await redis.switchyardRunBatch(keys.length, ...keys, codes, ...args);
   const replies: number[][] = [];
   let at = 0;
@@ -61,6 +54,49 @@ export async function runOperations(redis: Redis, operations: readonly LimiterOp
   }
   if (at !== reply.length) throw new Error(`limiter batch replied with ${reply.length} integers, expected ${at}`);
   return replies;
+}
+
+/** Per kind, its code when it repeats the last one of its kind, and the arguments that are its own then. */
+const REPEATS = {
+  a: { code: 'A', own: [1, 2] },
+  r: { code: 'R', own: [0] },
+  c: { code: 'C', own: [1, 2] },
+} as const satisfies Record<LimiterOperation['code'], { code: string; own: readonly number[] }>;
+
+/**
+ * The script's keys, codes and arguments for a batch. An operation whose keys and shared
+ * arguments are those of the last one of its kind sent whole goes as its repeat, with only its
+ * own arguments: most of a busy batch is one API key admitting under the same limits.
+ */
+export function encodeOperations(operations: readonly LimiterOperation[]): { keys: string[]; codes: string; args: string[] } {
+  const keys: string[] = [];
+  const args: string[] = [];
+  let codes = '';
+  const sentWhole: Partial<Record<LimiterOperation['code'], LimiterOperation>> = {};
+  for (const operation of operations) {
+    const repeat = REPEATS[operation.code];
+    const previous = sentWhole[operation.code];
+    if (previous !== undefined && sharesAllBut(previous, operation, repeat.own)) {
+      codes += repeat.code;
+      for (const index of repeat.own) args.push(operation.args[index] as string);
+      continue;
+    }
+    sentWhole[operation.code] = operation;
+    codes += operation.code;
+    for (const key of operation.keys) keys.push(key);
+    for (const arg of operation.args) args.push(arg);
+  }
+  return { keys, codes, args };
+}
+
+function sharesAllBut(previous: LimiterOperation, operation: LimiterOperation, own: readonly number[]): boolean {
+  for (let index = 0; index < operation.keys.length; index++) {
+    if (operation.keys[index] !== previous.keys[index]) return false;
+  }
+  for (let index = 0; index < operation.args.length; index++) {
+    if (operation.args[index] !== previous.args[index] && !own.includes(index)) return false;
+  }
+  return true;
 }
 
 /** `now` is undefined in production: the script then reads the server's clock. */

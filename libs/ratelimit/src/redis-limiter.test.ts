@@ -124,6 +124,26 @@ describe('redis limiter across replicas', () => {
     expect(await redis.keys('*')).toEqual([]);
   });
 
+  redisTest('should refuse a repeat that has no operation of its kind before it', async ({ redisUrl }) => {
+    const redis = new Redis(redisUrl);
+    onTestFinished(() => redis.disconnect());
+    defineRateLimitCommands(redis);
+    const keys = ['conc', 'k:k:conc'].map((name) => `sy:{t:acme}:${name}`);
+    await expect(redis.switchyardRunBatch(keys.length, ...keys, 'Rr', 'request-1', 'request-1')).rejects.toThrow(/unknown limiter operation in Rr/);
+    await expect(redis.switchyardRunBatch(0, 'A', 'request-1', '10')).rejects.toThrow(/unknown limiter operation in A/);
+  });
+
+  redisTest("should free every slot released in one turn, each under its own request id", async ({ redisUrl }) => {
+    const limiter = openLimiter({ url: redisUrl });
+    const holders = Array.from({ length: 3 }, () => request({ keyLimits: { concurrency: 3 } }));
+    for (const holder of holders) expect((await limiter.admit(holder)).allowed).toBe(true);
+    expect((await limiter.admit(request({ keyLimits: { concurrency: 3 } }))).allowed).toBe(false);
+    // One batch: the first release whole, the two after it as its repeats.
+    await Promise.all(holders.map((holder) => limiter.release(holder)));
+    const again = await Promise.all(Array.from({ length: 3 }, () => limiter.admit(request({ keyLimits: { concurrency: 3 } }))));
+    expect(again.map((result) => result.allowed)).toEqual([true, true, true]);
+  });
+
   redisTest('should ignore what the GCRA buckets that used the same keys left behind', async ({ redisUrl }) => {
     const redis = new Redis(redisUrl);
     onTestFinished(() => redis.disconnect());

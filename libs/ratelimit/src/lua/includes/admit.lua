@@ -8,12 +8,14 @@
 -- K[kb + 4] tenant budget counters     K[kb + 8] key budget counters
 --
 -- A[ab + 1]      now in ms: '' in production (redis TIME is used), a number only in tests
--- A[ab + 2]      request id, the concurrency set member
--- A[ab + 3]      cost in tokens (the estimate), charged to tokens per minute and budgets
+-- A[ab + 2]      request id, the concurrency set member: read by the caller, see below
+-- A[ab + 3]      cost in tokens (the estimate), charged to tokens per minute and budgets: same
 -- A[ab + 4]      concurrency lease in ms
 -- A[ab + 5..9]   tenant limits: rpm, tpm, concurrency, daily tokens, monthly tokens ('' = none)
 -- A[ab + 10..14] key limits, same order
 --
+-- The request id and cost come as parameters, `request_id` and `cost`, so that an admission
+-- can reuse the keys and other arguments of the one before it (`A` in run-batch-n.lua).
 -- Appends its 12 replies to `replies` (a table per admission, then copied, was measurable):
 -- allowed, refused limit, refused scope, retry after ms, exceeds limit, requests limit,
 -- remaining, reset ms, tokens limit, remaining, reset ms, now:
@@ -39,12 +41,10 @@ local function window_fields(window)
   return window.limit, window.remaining, window.reset_ms
 end
 
-local function admit(K, kb, A, ab, replies)
+local function admit(K, kb, A, ab, request_id, cost, replies)
   local now = now_ms(A[ab + 1])
   local slot = slot_of(now)
   local slot_field = integer_string(slot)
-  local request_id = A[ab + 2]
-  local cost = tonumber(A[ab + 3])
   local lease_ms = tonumber(A[ab + 4])
   -- Computed on first use: most requests have no budget.
   local periods = nil

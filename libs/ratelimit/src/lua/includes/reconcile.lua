@@ -5,19 +5,18 @@
 -- K[kb + 2] tenant budget counters     K[kb + 4] key budget counters
 --
 -- A[ab + 1] now in ms: '' in production (redis TIME is used), a number only in tests
--- A[ab + 2] delta tokens (actual - estimated; negative gives capacity back)
--- A[ab + 3] when the request was admitted, in ms on this server's clock ('' = unknown)
 -- A[ab + 4] tenant has a tpm (1/0)     A[ab + 6] key has a tpm (1/0)
 -- A[ab + 5] tenant has a budget (1/0)  A[ab + 7] key has a budget (1/0)
+-- delta     tokens, actual - estimated (negative gives capacity back)
+-- admitted  when the request was admitted, in ms on this server's clock ('' = unknown)
 --
 -- A positive delta is charged to the current slot of the token windows. A negative one goes
 -- back to the slot the reservation was made in, only while that slot still counts, and only
--- when A[ab + 3] says which slot that is (see refundWindow in sliding-window.ts).
+-- when `admitted` says which slot that is (see refundWindow in sliding-window.ts).
 -- Needs the constants, now, sliding-window and budget includes before it.
-local function reconcile(K, kb, A, ab)
+local function reconcile(K, kb, A, ab, delta, admitted)
   local now = now_ms(A[ab + 1])
-  local delta = tonumber(A[ab + 2])
-  local admitted_at = optional_number(A[ab + 3])
+  local admitted_at = optional_number(admitted)
   local slot = slot_of(now)
   local slot_field = integer_string(slot)
   -- Computed on first use: most requests have no budget.

@@ -3,9 +3,8 @@
 --
 -- K[kb + 1] tenant concurrency set
 -- K[kb + 2] key concurrency set
--- A[ab + 1] request id
 --
 -- Returns the number of slots freed (0, 1 or 2).
-local function release(K, kb, A, ab)
-  return rcall('ZREM', K[kb + 1], A[ab + 1]) + rcall('ZREM', K[kb + 2], A[ab + 1])
+local function release(K, kb, request_id)
+  return rcall('ZREM', K[kb + 1], request_id) + rcall('ZREM', K[kb + 2], request_id)
 end

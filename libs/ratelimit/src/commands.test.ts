@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { encodeOperations, type LimiterOperation } from './commands.ts';
+
+const tenantKeys = ['t:req', 't:tok', 't:conc', 't:budget'];
+const keyKeys = ['k:req', 'k:tok', 'k:conc', 'k:budget'];
+const limits = ['60', '', '10', '', ''];
+
+function admit(requestId: string, cost: string, keyLimits = limits): LimiterOperation {
+  return { code: 'a', keys: [...tenantKeys, ...keyKeys] as never, args: ['', requestId, cost, '60000', ...limits, ...keyLimits] as never };
+}
+
+function reconcile(delta: string, admittedAt: string, keyHasTpm = '1'): LimiterOperation {
+  return { code: 'c', keys: ['t:tok', 't:budget', 'k:tok', 'k:budget'], args: ['', delta, admittedAt, '1', '0', keyHasTpm, '0'] };
+}
+
+describe('encodeOperations', () => {
+  it("should send one key's admissions under the same limits with their keys and limits once", () => {
+    const { keys, codes, args } = encodeOperations([admit('r1', '10'), admit('r2', '20'), admit('r3', '0')]);
+    expect(codes).toBe('aAA');
+    expect(keys).toEqual([...tenantKeys, ...keyKeys]);
+    expect(args).toEqual(['', 'r1', '10', '60000', ...limits, ...limits, 'r2', '20', 'r3', '0']);
+  });
+
+  it('should send an admission whole when its limits differ from the last one sent whole', () => {
+    const other = ['5', '', '', '', ''];
+    const { keys, codes } = encodeOperations([admit('r1', '1'), admit('r2', '1', other), admit('r3', '1', other), admit('r4', '1')]);
+    expect(codes).toBe('aaAa');
+    expect(keys).toHaveLength(24);
+  });
+
+  it('should send an admission whole when another moment is asked for (tests drive a fake clock)', () => {
+    const later = admit('r2', '1');
+    later.args[0] = '1000';
+    expect(encodeOperations([admit('r1', '1'), later]).codes).toBe('aa');
+  });
+
+  it('should repeat each kind against the last of its own kind', () => {
+    const release = (requestId: string): LimiterOperation => ({ code: 'r', keys: ['t:conc', 'k:conc'], args: [requestId] });
+    const { keys, codes, args } = encodeOperations([
+      release('r1'),
+      admit('r5', '1'),
+      reconcile('-4', '17'),
+      release('r2'),
+      reconcile('3', ''),
+      reconcile('3', '', '0'),
+      admit('r6', '2'),
+    ]);
+    expect(codes).toBe('racRCcA');
+    expect(keys).toHaveLength(2 + 8 + 4 + 4);
+    expect(args).toEqual([
+      ...['r1'],
+      ...admit('r5', '1').args,
+      ...['', '-4', '17', '1', '0', '1', '0'],
+      ...['r2'],
+      ...['3', ''],
+      ...['', '3', '', '1', '0', '0', '0'],
+      ...['r6', '2'],
+    ]);
+  });
+});
