@@ -2,14 +2,15 @@
 // a service never imports another service, libs never import services, and a package is
 // reached only through its index or an entry point its package.json declares (`/redis` keeps
 // ioredis and BullMQ out of processes without Redis; `worker/query` is the usage query alone;
-// `providers/abortable-dispatch` is an undici handler's abort wiring without the providers).
+// `providers/abortable-dispatch` is an undici handler's abort wiring without the providers;
+// `usage-events/test-events` builds events for the worker's tests too).
 // The gateway CLI is the one place that composes services.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const services = ['ingress', 'router', 'catalog', 'worker', 'gateway'];
 const deepImport = {
-  group: ['@switchyard/*/*', '!@switchyard/*/redis', '!@switchyard/worker/query', '!@switchyard/providers/abortable-dispatch'],
+  group: ['@switchyard/*/*', '!@switchyard/*/redis', '!@switchyard/worker/query', '!@switchyard/providers/abortable-dispatch', '!@switchyard/usage-events/test-events'],
   message: 'Import a Switchyard package through its index or a declared entry point only.',
 };
 const crossPackageRelative = {

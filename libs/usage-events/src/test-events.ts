@@ -1,8 +1,8 @@
 import type { UsageEvent } from './usage-event.ts';
 
 /**
- * Builds events for tests. Not exported from the package index; the worker's tests keep
- * their own copy. Dates fall in next year, so aggregates are never past their retention
+ * Builds events for tests, this package's and the worker's (the `/test-events` entry point;
+ * not in the index). Dates fall in next year, so aggregates are never past their retention
  * whatever day the suite runs.
  */
 export const TEST_YEAR = new Date().getUTCFullYear() + 1;

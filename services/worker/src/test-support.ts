@@ -2,33 +2,8 @@ import type { PriceLookup, UsageEvent, UsageGroupBy, UsageRow } from '@switchyar
 import { computeCostMicros } from '@switchyard/usage-events';
 import type { WorkerLogger } from './worker-logger.ts';
 
-/** Test helpers; not exported from the package. Dates fall in next year, inside any retention. */
-export const TEST_YEAR = new Date().getUTCFullYear() + 1;
-
-let counter = 0;
-
-export function at(day: string, hour = 12): number {
-  return Date.parse(`${day}T${String(hour).padStart(2, '0')}:00:00Z`);
-}
-
-export function usageEvent(overrides: Partial<UsageEvent> = {}): UsageEvent {
-  counter += 1;
-  return {
-    requestId: `request-${counter}-${Math.random().toString(36).slice(2)}`,
-    tenantId: 'acme',
-    keyId: 'acme-ci',
-    format: 'chat-completions',
-    model: 'fast-chat',
-    status: 200,
-    stream: false,
-    inputTokens: 100,
-    outputTokens: 20,
-    estimated: false,
-    latencyMs: 250,
-    occurredAt: at(`${TEST_YEAR}-03-14`),
-    ...overrides,
-  };
-}
+/** Test helpers; not exported from the package. Events come from the usage-events package's own. */
+export { at, TEST_YEAR, usageEvent } from '@switchyard/usage-events/test-events';
 
 export const PRICES: PriceLookup = (model) =>
   model === 'smart' ? { inputPerMillion: 3_000_000, outputPerMillion: 15_000_000, cachedInputPerMillion: 300_000 } : undefined;
