@@ -58,4 +58,8 @@ describe('usageBatchJobId', () => {
     expect(usageBatchJobId(batch('a', 'b'))).not.toBe(usageBatchJobId(batch('b', 'a')));
     expect(usageBatchJobId(batch('ab'))).not.toBe(usageBatchJobId(batch('a', 'b')));
   });
+
+  it('should keep the ids earlier versions gave, so that a batch re-sent across an upgrade is still known', () => {
+    expect(usageBatchJobId(batch('req_1', 'req_2'))).toBe('b-k5SydvIlh8by32XcZfXLkyP7BlH848FmGQl1AlsikhU');
+  });
 });

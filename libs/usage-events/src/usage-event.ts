@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 
 /** The BullMQ queue usage events travel on. BullMQ forbids `:` in queue names. */
@@ -78,7 +78,8 @@ export interface UsageBatch {
  * events once.
  */
 export function usageBatchJobId(events: readonly UsageEvent[]): string {
-  const hash = createHash('sha256');
-  for (const event of events) hash.update(event.requestId).update('\n');
-  return `b-${hash.digest('base64url')}`;
+  // One call into the hash, not two per event.
+  let ids = '';
+  for (const event of events) ids += `${event.requestId}\n`;
+  return `b-${hash('sha256', ids, 'base64url')}`;
 }
