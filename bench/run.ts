@@ -235,9 +235,10 @@ async function soak(target: RunningTarget, context: CallContext, report: BenchRe
   const peak = async (call: HttpCall, id: string) => {
     const measured = findCell(report, target.id, id)?.rps;
     if (measured !== undefined) return measured;
-    // A warm-up first: a cold process would set the peak, and so the soak rate, too low.
-    await runLoad({ baseUrl: target.url, call, connections: settings.connections, seconds: 3 });
-    return (await runLoad({ baseUrl: target.url, call, connections: settings.connections, seconds: 5 })).rps;
+    // Warmed up as the full run's cells are: after 3 s a process still compiles, and measured
+    // a chat peak about half of the full run's, which set the soak at a quarter of the peak.
+    await runLoad({ baseUrl: target.url, call, connections: settings.connections, seconds: settings.warmupSeconds });
+    return (await runLoad({ baseUrl: target.url, call, connections: settings.connections, seconds: settings.seconds })).rps;
   };
   const chatPeak = await peak(chat, 'chat');
   const streamPeak = await peak(stream, 'chat-stream');
