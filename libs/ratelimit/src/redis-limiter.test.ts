@@ -133,7 +133,7 @@ describe('redis limiter across replicas', () => {
     await expect(redis.switchyardRunBatch(0, 'A', 'request-1', '10')).rejects.toThrow(/unknown limiter operation in A/);
   });
 
-  redisTest("should free every slot released in one turn, each under its own request id", async ({ redisUrl }) => {
+  redisTest('should free every slot released in one turn, each under its own request id', async ({ redisUrl }) => {
     const limiter = openLimiter({ url: redisUrl });
     const holders = Array.from({ length: 3 }, () => request({ keyLimits: { concurrency: 3 } }));
     for (const holder of holders) expect((await limiter.admit(holder)).allowed).toBe(true);
