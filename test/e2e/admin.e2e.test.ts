@@ -2,12 +2,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import { getFreePort, startRedis, type RedisServer } from '@switchyard/testkit';
 import { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
-import { scratchDirectory } from './support/scratch.ts';
+import { writeConfig } from './support/scratch.ts';
 
 const ADMIN_TOKEN = 'admin-token-e2e-0123456789abcdef';
 const UPSTREAM_KEY = 'upstream-secret-admin-e2e-0123456789';
@@ -53,9 +51,7 @@ describe('admin API, runtime keys and tenant isolation (split topology, two ingr
     redis = await startRedis();
     const simulator = await startSwitchyard('simulator', { port: await getFreePort(), readyPath: '/_sim/stats' });
     processes.push(simulator);
-    const config = join(scratchDirectory('admin'), 'config.yaml');
-    writeFileSync(
-      config,
+    const config = writeConfig(
       `
 providers:
   up-chat: { protocol: chat-completions, baseUrl: ${simulator.url}/v1, apiKey: \${UPSTREAM_KEY} }

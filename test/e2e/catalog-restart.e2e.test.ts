@@ -1,9 +1,7 @@
 import { getFreePort, startRedis, type RedisServer } from '@switchyard/testkit';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
-import { scratchDirectory } from './support/scratch.ts';
+import { writeConfig } from './support/scratch.ts';
 
 const ADMIN_TOKEN = 'admin-token-catalog-restart-0123456789';
 const LOAD_KEY = 'sk-sy-catalog-restart-load-0123456789abcdef';
@@ -37,9 +35,7 @@ describe('catalog SIGKILL and restart under light load (split topology)', () => 
     redis = await startRedis();
     const simulator = await startSwitchyard('simulator', { port: await getFreePort(), readyPath: '/_sim/stats' });
     processes.push(simulator);
-    config = join(scratchDirectory('catalog-restart'), 'config.yaml');
-    writeFileSync(
-      config,
+    config = writeConfig(
       `
 providers:
   up-chat: { protocol: chat-completions, baseUrl: ${simulator.url}/v1 }

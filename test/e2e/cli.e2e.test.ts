@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { getFreePort } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';
-import { simulatorConfig, writeConfig } from './support/replicas.ts';
+import { simulatorConfig } from './support/replicas.ts';
+import { writeConfig } from './support/scratch.ts';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/switchyard.js', import.meta.url));

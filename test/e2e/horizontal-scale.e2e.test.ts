@@ -3,15 +3,13 @@ import { GoogleGenAI } from '@google/genai';
 import { getFreePort, startRedis, type RedisServer } from '@switchyard/testkit';
 import { requestMarkerKey } from '@switchyard/usage-events';
 import { Redis } from 'ioredis';
-import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectRequestIds, installRequestIdRecorder } from './support/request-ids.ts';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
 import { startTcpBalancer, type TcpBalancer } from './support/tcp-balancer.ts';
-import { scratchDirectory } from './support/scratch.ts';
+import { writeConfig } from './support/scratch.ts';
 
 /**
  * Horizontal scale on loopback (issue 7.5): Redis, the simulator, a catalog, a usage worker,
@@ -112,8 +110,7 @@ async function startCluster(): Promise<Cluster> {
     await redis.stop();
   };
   try {
-    const config = join(scratchDirectory('scale'), 'config.yaml');
-    writeFileSync(config, configText(simulator.url));
+    const config = writeConfig(configText(simulator.url));
     const env = { REDIS_URL: redis.url, SWITCHYARD_SHUTDOWN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'warn' };
     const catalog = await startSwitchyard('catalog', {
       port: await getFreePort(),

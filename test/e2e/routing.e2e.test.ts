@@ -1,12 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { getFreePort } from '@switchyard/testkit';
-import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
-import { scratchDirectory } from './support/scratch.ts';
+import { writeConfig } from './support/scratch.ts';
 
 const KEY = 'sk-sy-routing-e2e-key-0123456789abcdef';
 
@@ -43,9 +41,7 @@ describe('routing: retries, cooldowns, fallbacks, cancellation (all topology)', 
     flaky = await startSwitchyard('simulator', { port: await getFreePort(), readyPath: '/_sim/stats' });
     deadPort = await getFreePort();
     resetting = await startResettingServer(deadPort);
-    const config = join(scratchDirectory('routing'), 'config.yaml');
-    writeFileSync(
-      config,
+    const config = writeConfig(
       `
 providers:
   steady: { protocol: chat-completions, baseUrl: ${steady.url}/v1 }

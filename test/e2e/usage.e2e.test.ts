@@ -2,11 +2,9 @@ import { getFreePort, startRedis, type RedisServer } from '@switchyard/testkit';
 import { USAGE_BATCH_JOB_NAME, USAGE_JOB_OPTIONS, USAGE_QUEUE_NAME, type UsageBatch } from '@switchyard/usage-events';
 import { Queue, type Job } from 'bullmq';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
-import { scratchDirectory } from './support/scratch.ts';
+import { writeConfig } from './support/scratch.ts';
 
 const ADMIN_TOKEN = 'usage-admin-token-0123456789abcdef';
 const UPSTREAM_KEY = 'upstream-secret-usage-e2e-0123456789';
@@ -125,9 +123,7 @@ describe('usage pipeline: exact counts through a worker crash and a redelivery (
       startSwitchyard('simulator', { port: simulatorPort, readyPath: '/_sim/stats' }).then(started),
     ]);
     redis = redisServer;
-    const config = join(scratchDirectory('usage'), 'config.yaml');
-    writeFileSync(
-      config,
+    const config = writeConfig(
       `
 providers:
   up-chat: { protocol: chat-completions, baseUrl: ${simulator.url}/v1, apiKey: \${UPSTREAM_KEY} }

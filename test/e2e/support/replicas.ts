@@ -1,7 +1,7 @@
 import { getFreePort } from '@switchyard/testkit';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scratchDirectory } from './scratch.ts';
+import { scratchDirectory, writeConfig } from './scratch.ts';
 import { startSwitchyard, type SwitchyardProcess } from './start-process.ts';
 import { INTERNAL_TOKEN } from './topology.ts';
 
@@ -84,12 +84,6 @@ tenants:
 `;
 }
 
-/** Writes a config file into a fresh temporary directory and returns its path. */
-export function writeConfig(text: string): string {
-  const path = join(scratchDirectory('config'), 'config.yaml');
-  writeFileSync(path, text);
-  return path;
-}
 
 /**
  * A config served as `<dir>/served/config.yaml`, a symlink to `<dir>/real/config.yaml`. The

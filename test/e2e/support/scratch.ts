@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,6 +13,13 @@ let root: string | undefined;
 export function scratchDirectory(name: string): string {
   root ??= mkdtempSync(join(tmpdir(), 'switchyard-e2e-'));
   return mkdtempSync(join(root, `${name}-`));
+}
+
+/** Writes a config file into a fresh scratch directory and returns its path. */
+export function writeConfig(text: string): string {
+  const path = join(scratchDirectory('config'), 'config.yaml');
+  writeFileSync(path, text);
+  return path;
 }
 
 export function removeScratch(): void {

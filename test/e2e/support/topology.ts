@@ -1,6 +1,4 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { scratchDirectory } from './scratch.ts';
+import { writeConfig } from './scratch.ts';
 import { getFreePort } from '@switchyard/testkit';
 import { startSwitchyard, type SwitchyardProcess } from './start-process.ts';
 
@@ -72,9 +70,7 @@ tenants:
  */
 export async function startTopology(kind: TopologyKind, options: { env?: Record<string, string> } = {}): Promise<Topology> {
   const simulator = await startSwitchyard('simulator', { port: await getFreePort(), readyPath: '/_sim/stats' });
-  const directory = scratchDirectory('topology');
-  const config = join(directory, 'config.yaml');
-  writeFileSync(config, configText(simulator.url));
+  const config = writeConfig(configText(simulator.url));
   const env = { UPSTREAM_KEY, E2E_KEY: TEST_KEY, OTHER_KEY: OTHER_TENANT_KEY, SWITCHYARD_INTERNAL_TOKEN: INTERNAL_TOKEN, ...options.env };
   const processes: SwitchyardProcess[] = [];
   const stopAll = async () => {
