@@ -55,6 +55,20 @@ describe('errors in each client format (all topology)', () => {
     expect(((await caught(genai.models.generateContent({ model: 'model-chat', contents: 'x', config: { temperature: 5 } }))) as ApiError).status).toBe(400);
   });
 
+  it('should answer 400 for a conversation without messages in every format', async () => {
+    expect(await caught(openai.chat.completions.create({ model: 'model-chat', messages: [] }))).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(await caught(anthropic.messages.create({ model: 'model-chat', max_tokens: 10, messages: [] }))).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(await caught(anthropic.messages.countTokens({ model: 'model-chat', messages: [] }))).toBeInstanceOf(Anthropic.BadRequestError);
+    // The SDK refuses empty contents before sending; a client without it gets Google's 400.
+    const response = await fetch(`${topology.url}/v1beta/models/model-chat:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': TEST_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [] }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT' } });
+  });
+
   it('should require the messages version header', async () => {
     const response = await fetch(`${topology.url}/v1/messages`, {
       method: 'POST',

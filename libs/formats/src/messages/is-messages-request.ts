@@ -61,7 +61,7 @@ const outputConfig = looseObject(
  * pass unchecked as an unknown key. A test holds the two together.
  */
 const request = looseObject(
-  { model: isString, messages: arrayOf(message), max_tokens: intFrom(1) },
+  { model: isString, messages: arrayOf(message, 1), max_tokens: intFrom(1) },
   {
     system: textContent,
     temperature: between(0, 1),

@@ -21,6 +21,8 @@ function thrown(run: () => unknown): unknown {
 }
 
 const SIGNATURE = { origin: 'messages', value: 'EqQB' } as const;
+/** The shortest conversation the API accepts: it refuses an empty `messages`. */
+const HELLO = [{ role: 'user', content: 'Hello.' }];
 
 describe('requestToCanonical', () => {
   it('should decode text, a string system prompt and sampling settings', () => {
@@ -163,7 +165,7 @@ describe('requestToCanonical', () => {
   });
 
   it('should decode thinking settings and output_config into reasoning and a response format', () => {
-    const base = { model: 'm', max_tokens: 1, messages: [] };
+    const base = { model: 'm', max_tokens: 1, messages: HELLO };
     expect(decode({ ...base, thinking: { type: 'enabled', budget_tokens: 2048 } }).reasoning).toEqual({
       budgetTokens: 2048,
       includeThoughts: true,
@@ -188,7 +190,7 @@ describe('requestToCanonical', () => {
       { name: 'get_weather', description: 'Current weather', input_schema: { type: 'object', properties: {} }, cache_control: { type: 'ephemeral' } },
       { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
     ];
-    const base = { model: 'm', max_tokens: 1, messages: [], tools };
+    const base = { model: 'm', max_tokens: 1, messages: HELLO, tools };
     const request = decode({ ...base, tool_choice: { type: 'auto', disable_parallel_tool_use: true } });
     expect([request.tools, request.toolChoice, request.parallelToolCalls, request.extensions]).toEqual([
       [{ name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: {} } }],
@@ -225,15 +227,16 @@ describe('requestToCanonical', () => {
   });
 
   it('should let the request context choose the model and streaming', () => {
-    const request = requestToCanonical({ model: 'body-model', max_tokens: 1, messages: [] }, { model: 'url-model', stream: true });
+    const request = requestToCanonical({ model: 'body-model', max_tokens: 1, messages: HELLO }, { model: 'url-model', stream: true });
     expect([request.model, request.stream]).toEqual(['url-model', true]);
   });
 
   it('should answer 400 naming the param for out-of-range and malformed fields', () => {
-    const base = { model: 'm', max_tokens: 10, messages: [] };
+    const base = { model: 'm', max_tokens: 10, messages: HELLO };
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ ...base, max_tokens: 0 }, 'max_tokens'],
-      [{ model: 'm', messages: [] }, 'max_tokens'],
+      [{ model: 'm', messages: HELLO }, 'max_tokens'],
+      [{ ...base, messages: [] }, 'messages'],
       [{ ...base, max_tokens: 1.5 }, 'max_tokens'],
       [{ ...base, temperature: 1.5 }, 'temperature'],
       [{ ...base, top_p: -0.1 }, 'top_p'],

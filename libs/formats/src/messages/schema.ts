@@ -130,7 +130,7 @@ const outputConfigSchema = z.looseObject({
 /** `/v1/messages/count_tokens` takes the messages body minus `max_tokens` and `stream` (protocols.md §9). */
 export const countTokensRequestSchema = z.looseObject({
   model: z.string(),
-  messages: z.array(messageSchema),
+  messages: z.array(messageSchema).min(1),
   system: stringOr(z.array(textBlockSchema)).optional(),
   temperature: z.number().min(0).max(1).optional(),
   top_p: z.number().min(0).max(1).optional(),
