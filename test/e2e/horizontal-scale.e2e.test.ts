@@ -869,10 +869,10 @@ describe('horizontal scale: SIGKILL one router and one ingress under load', () =
   });
 
   // Regression test (failed before the usage event was made durable ahead of the answer's last
-  // byte): the router emitted it after the end, and the BullMQ sink sent it on a later tick, so a
+  // byte): the router emitted it after the end, and the usage sink sent it on a later tick, so a
   // router that died in between lost the usage of answers its clients saw succeed (about 1 run in
   // 3 without a fault; certain with the STALL_MS Redis stall before the kill). Now the last byte
-  // waits for the event to reach the queue: answers still waiting when the router dies reach
+  // waits for the event to reach Redis: answers still waiting when the router dies reach
   // their clients as errors, never as successes without usage.
   it('should have a usage record for every answered request, those of the killed router included', () => {
     for (const row of usageComparison(result)) {

@@ -128,7 +128,7 @@ export class Metrics {
     });
     this.usageQueueDepth = new Gauge({
       name: 'switchyard_usage_queue_depth',
-      help: 'Usage jobs waiting for a worker (BullMQ waiting + delayed), each a batch of events, sampled by workers.',
+      help: 'Usage batches waiting for a worker: staged by routers and not yet moved, plus jobs waiting or delayed; sampled by workers.',
       registers,
     });
     this.tenantRequests = new FastCounter({

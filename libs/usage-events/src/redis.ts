@@ -1,4 +1,4 @@
-// The BullMQ sink and the Redis aggregator, apart from the package's index so that a process
-// without Redis never loads BullMQ or ioredis (docs/performance.md, Memory).
-export { createBullmqUsageSink, type BullmqUsageSink, type BullmqUsageSinkOptions } from './bullmq-usage-sink.ts';
+// The Redis sink and aggregator, apart from the package's index so that a process without Redis
+// never loads ioredis (docs/performance.md, Memory).
+export { createRedisUsageSink, type RedisUsageSink, type RedisUsageSinkOptions } from './redis-usage-sink.ts';
 export { createRedisUsageAggregator, type RedisUsageAggregatorOptions } from './redis-usage-aggregator.ts';

@@ -62,20 +62,21 @@ export const usageEventSchema = z.object({
 export type UsageEvent = z.infer<typeof usageEventSchema>;
 
 /**
- * The payload of a `usage-batch` job: the events one router sent in one round trip. A job per
- * batch rather than per event, because BullMQ's own bookkeeping (adding, taking, finishing a
- * job: three script calls and their replies) cost more than the counting itself, in the
- * router and the worker alike (docs/performance.md).
+ * A batch of events: what a router stages in one round trip, and the payload of a `usage-batch`
+ * job, which a worker's mover fills with many staged batches. Jobs of many events rather than
+ * one each, because BullMQ's own bookkeeping (adding, taking, finishing a job: three script
+ * calls and their replies) costs the same whatever a job carries, and more than the counting
+ * itself (docs/performance.md).
  */
 export interface UsageBatch {
   events: UsageEvent[];
 }
 
 /**
- * The BullMQ job id of a batch, from the request ids it carries: a batch re-sent after a send
- * that timed out but had in fact succeeded is ignored by BullMQ while the first job is kept.
- * Batches that only overlap get different ids, and the aggregator's markers count their common
- * events once.
+ * The BullMQ job id of a batch, from the request ids it carries: a move repeated after a mover
+ * died between adding the job and trimming what it carried is ignored by BullMQ while the first
+ * job is kept. Batches that only overlap get different ids, and the aggregator's markers count
+ * their common events once.
  */
 export function usageBatchJobId(events: readonly UsageEvent[]): string {
   // One call into the hash, not two per event.

@@ -12,7 +12,7 @@ export interface UsageSink {
   /**
    * On the request's hot path: validates and buffers the event and returns at once. Never
    * throws; failures go to the sink's callbacks. The promise settles (never rejects) once the
-   * event is durable — handed to the queue — or given up on, so a router can hold an answer's
+   * event is durable — staged in Redis — or given up on, so a router can hold an answer's
    * last byte until its usage cannot be lost with the process (issue 7). While the queue is
    * unreachable the promise settles at once: an outage of accounting must not hold answers.
    */

@@ -136,8 +136,9 @@ async function limiterFor(env: Record<string, string | undefined>, catalog: Cata
 }
 
 /**
- * Where usage events go. With Redis: the BullMQ queue, aggregated by workers. Without: an
- * in-process aggregator behind the same interface (`all` only). Never blocks a request.
+ * Where usage events go. With Redis: staged there, moved into the queue and aggregated by
+ * workers. Without: an in-process aggregator behind the same interface (`all` only). Never
+ * blocks a request.
  */
 async function usageSinkFor(
   env: Record<string, string | undefined>,
@@ -151,7 +152,7 @@ async function usageSinkFor(
     metrics.usageEventsDropped.inc({ reason }, count);
     logger.error({ count, reason }, 'usage events dropped');
   };
-  if (redisUrl !== undefined) return (await import('@switchyard/usage-events/redis')).createBullmqUsageSink({ redisUrl, onError, onDrop });
+  if (redisUrl !== undefined) return (await import('@switchyard/usage-events/redis')).createRedisUsageSink({ redisUrl, onError, onDrop });
   if (aggregator !== undefined) return (await import('@switchyard/usage-events')).createMemoryUsageSink(aggregator, { onError, onDrop });
   logger.warn('no REDIS_URL: usage events are not recorded by this router');
   return undefined;
@@ -426,26 +427,21 @@ async function startRouter(options: CliOptions, env: Record<string, string | und
 }
 
 /**
- * The usage worker: BullMQ consumer into the Redis aggregates. Events arrive priced by the
- * routers (they hold the catalog), so the worker needs only Redis. Serves the ops routes.
+ * The usage worker: moves staged usage into the BullMQ queue and consumes it into the Redis
+ * aggregates. Events arrive priced by the routers (they hold the catalog), so the worker needs
+ * only Redis. Serves the ops routes.
  */
 async function startUsageWorker(options: CliOptions, env: Record<string, string | undefined>, logger: Logger): Promise<Running> {
   const redisUrl = requireEnv(env, 'REDIS_URL');
-  const [{ startWorker }, { USAGE_QUEUE_NAME }, { Queue }, { default: Fastify }] = await Promise.all([
-    import('@switchyard/worker'),
-    import('@switchyard/usage-events'),
-    import('bullmq'),
-    import('fastify'),
-  ]);
+  const [{ startWorker }, { default: Fastify }] = await Promise.all([import('@switchyard/worker'), import('fastify')]);
   const resources = new Resources();
   const worker = resources.add(startWorker({ redisUrl, prices: () => undefined, logger }));
   await worker.waitUntilReady();
   const metrics = new Metrics();
-  // Queue depth is what the backlog alert watches; a few Redis calls every 5 s.
-  const queue = resources.add(new Queue(USAGE_QUEUE_NAME, { connection: { url: redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false } }));
+  // The backlog is what its alert watches; a few Redis calls every 5 s.
   const sample = setInterval(() => {
-    queue.getJobCounts('waiting', 'delayed').then(
-      (counts) => metrics.usageQueueDepth.set((counts.waiting ?? 0) + (counts.delayed ?? 0)),
+    worker.backlog().then(
+      (batches) => metrics.usageQueueDepth.set(batches),
       (error: unknown) => logger.warn({ err: error }, 'usage queue depth unavailable'),
     );
   }, 5000);

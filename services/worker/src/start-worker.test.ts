@@ -1,6 +1,7 @@
 import { redisTest } from '@switchyard/testkit';
-import { createBullmqUsageSink, createRedisUsageAggregator } from '@switchyard/usage-events/redis';
+import { createRedisUsageAggregator, createRedisUsageSink } from '@switchyard/usage-events/redis';
 import {
+  stagedUsageKeys,
   usageBatchJobId,
   USAGE_BATCH_JOB_NAME,
   USAGE_JOB_NAME,
@@ -10,6 +11,7 @@ import {
   type UsageGroupBy,
 } from '@switchyard/usage-events';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, onTestFinished, vi } from 'vitest';
 import { startWorker, type StartWorkerOptions, type UsageWorker } from './start-worker.ts';
@@ -22,8 +24,9 @@ let queueCounter = 0;
 function setUp(redisUrl: string, batchSize?: number) {
   const queueName = `usage-worker-test-${(queueCounter += 1)}`;
   const aggregator = createRedisUsageAggregator({ url: redisUrl });
-  const sink = createBullmqUsageSink({ redisUrl, queueName, ...(batchSize === undefined ? {} : { batchSize }) });
+  const sink = createRedisUsageSink({ redisUrl, queueName, ...(batchSize === undefined ? {} : { batchSize }) });
   const queue = new Queue(queueName, { connection: { url: redisUrl } });
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const logger = recordingLogger();
   const workers: UsageWorker[] = [];
   onTestFinished(async () => {
@@ -31,6 +34,7 @@ function setUp(redisUrl: string, batchSize?: number) {
     for (const worker of workers) await worker.close();
     await queue.close();
     await aggregator.close();
+    redis.disconnect();
   });
   const start = (overrides: Partial<StartWorkerOptions> = {}): UsageWorker => {
     const worker = startWorker({ redisUrl, queueName, aggregator, prices: PRICES, logger, ...overrides });
@@ -40,16 +44,18 @@ function setUp(redisUrl: string, batchSize?: number) {
   const query = (tenantId: string, groupBy: UsageGroupBy) => aggregator.query({ tenantId, from: `${Y}-01-01`, to: `${Y}-12-31`, groupBy });
   const requests = async (tenantId: string) => (await query(tenantId, 'month')).reduce((sum, row) => sum + row.requests, 0);
   const results = async () => (await queue.getJobs(['completed'])).map((job) => job.returnvalue as unknown);
-  /** Until nothing is waiting, delayed or running. */
+  /** Batches routers staged that no worker has moved into a job yet. */
+  const staged = () => redis.llen(stagedUsageKeys(queueName).list);
+  /** Until nothing is staged, waiting, delayed or running. */
   const drained = () =>
     vi.waitFor(
       async () => {
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-        expect(Object.values(counts).reduce((sum, count) => sum + count, 0)).toBe(0);
+        expect((await staged()) + Object.values(counts).reduce((sum, count) => sum + count, 0)).toBe(0);
       },
       { timeout: 30_000, interval: 25 },
     );
-  return { queueName, aggregator, sink, queue, logger, start, query, requests, results, drained };
+  return { queueName, aggregator, sink, queue, logger, start, staged, query, requests, results, drained };
 }
 
 /** The aggregator, slowed down so a close can land while jobs are in flight. */
@@ -103,7 +109,7 @@ describe('usage worker', () => {
     'should count 1,000 events exactly across a worker closed midway and its replacement',
     async ({ redisUrl }) => {
       // Small batches, so that the close lands with jobs both done and waiting.
-      const { sink, queue, aggregator, start, query, requests, drained, logger } = setUp(redisUrl, 10);
+      const { sink, queue, aggregator, start, staged, query, requests, drained, logger } = setUp(redisUrl, 10);
       const days = [`${Y}-04-29`, `${Y}-04-30`, `${Y}-05-01`];
       const events: UsageEvent[] = Array.from({ length: 1_000 }, (_, index) =>
         usageEvent({
@@ -123,9 +129,10 @@ describe('usage worker', () => {
       expect(events.filter((event) => event.stream)).toHaveLength(500);
       for (const event of events) sink.emit(event);
       await sink.close();
-      expect(await queue.getJobCountByTypes('waiting')).toBe(100);
+      expect(await staged()).toBe(100);
 
-      const first = start({ aggregator: slowed(aggregator, 10), concurrency: 4 });
+      // Jobs as small as the batches, so that the close lands with jobs both done and waiting.
+      const first = start({ aggregator: slowed(aggregator, 10), concurrency: 4, mover: { maxEventsPerJob: 10 } });
       await vi.waitFor(async () => expect((await requests('acme')) + (await requests('globex'))).toBeGreaterThanOrEqual(300), {
         timeout: 30_000,
         interval: 10,

@@ -1,8 +1,9 @@
 import { createLogger } from '@switchyard/telemetry';
 import { USAGE_JOB_OPTIONS, USAGE_QUEUE_NAME, type PriceLookup, type UsageAggregator } from '@switchyard/usage-events';
 import { createRedisUsageAggregator } from '@switchyard/usage-events/redis';
-import { UnrecoverableError, Worker } from 'bullmq';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { createAggregateUsageProcessor } from './processors/aggregate-usage.ts';
+import { startStagedUsageMover, type StagedUsageMoverOptions } from './staged-usage-mover.ts';
 import type { WorkerLogger } from './worker-logger.ts';
 
 export interface StartWorkerOptions {
@@ -15,19 +16,27 @@ export interface StartWorkerOptions {
   concurrency?: number;
   queueName?: string;
   logger?: WorkerLogger;
+  /** Bounds of the staged-usage mover (tests set them small). */
+  mover?: Pick<StagedUsageMoverOptions, 'maxEventsPerJob' | 'idleDelayMs' | 'leaseMs'>;
 }
 
 export interface UsageWorker {
   /** Resolves once the worker's connection is ready. */
   waitUntilReady(): Promise<void>;
-  /** Stops taking jobs and waits for the jobs in flight to finish (SIGTERM), then closes connections. */
+  /**
+   * Usage batches waiting to be counted: staged by routers and not yet moved, plus jobs waiting
+   * or delayed (a retry). What the backlog alert watches.
+   */
+  backlog(): Promise<number>;
+  /** Stops moving and taking jobs, waits for the move and jobs in flight to finish (SIGTERM), then closes connections. */
   close(): Promise<void>;
 }
 
 const DEFAULT_CONCURRENCY = 16;
 
 /**
- * The `worker` target: consumes the usage queue into the aggregator (style-anchors §5). Its
+ * The `worker` target: moves the usage batches routers staged into the usage queue
+ * (staged-usage-mover.ts) and consumes the queue into the aggregator (style-anchors §5). Its
  * connections use `maxRetriesPerRequest: null` as BullMQ requires of workers; `error` and
  * `failed` events are logged; finished jobs are bounded by USAGE_JOB_OPTIONS.
  */
@@ -59,13 +68,24 @@ export function startWorker(options: StartWorkerOptions): UsageWorker {
     else logger.warn(details, 'usage job failed, will retry');
   });
 
+  const queue = new Queue(queueName, { connection: { url: options.redisUrl, maxRetriesPerRequest: null } });
+  queue.on('error', (error) => logger.error({ err: error, queue: queueName }, 'usage queue error'));
+  const mover = startStagedUsageMover({ redisUrl: options.redisUrl, queue, logger, ...options.mover });
+
   let closing: Promise<void> | undefined;
   return {
     waitUntilReady: async () => {
-      await worker.waitUntilReady();
+      await Promise.all([worker.waitUntilReady(), queue.waitUntilReady()]);
+    },
+    backlog: async () => {
+      const [staged, counts] = await Promise.all([mover.stagedBatches(), queue.getJobCounts('waiting', 'delayed')]);
+      return staged + (counts.waiting ?? 0) + (counts.delayed ?? 0);
     },
     close: () => {
       closing ??= (async () => {
+        // The mover first: its last job is then taken by the worker if there is time.
+        await mover.close();
+        await queue.close();
         await worker.close();
         if (ownsAggregator) await aggregator.close();
       })();

@@ -1,16 +1,16 @@
-import { Queue } from 'bullmq';
-import { USAGE_JOB_OPTIONS } from './usage-job-options.ts';
-import { USAGE_BATCH_JOB_NAME, USAGE_QUEUE_NAME, usageBatchJobId, type UsageBatch, type UsageEvent } from './usage-event.ts';
+import { Redis } from 'ioredis';
+import { encodeStagedBatch, stagedUsageKeys } from './staged-usage.ts';
+import { USAGE_QUEUE_NAME, type UsageEvent } from './usage-event.ts';
 import type { UsageDropReason, UsageSink, UsageSinkCallbacks } from './usage-sink.ts';
 import { callSafely } from './call-safely.ts';
 import { parseUsageEvent } from './is-usage-event.ts';
 
-export interface BullmqUsageSinkOptions extends UsageSinkCallbacks {
+export interface RedisUsageSinkOptions extends UsageSinkCallbacks {
   redisUrl: string;
   queueName?: string;
   /** Events held while the queue is unreachable; beyond it new events are dropped. Default 10,000. */
   maxBufferedEvents?: number;
-  /** Events per job, and so per round trip. Default 200. */
+  /** Events per staged batch, and so per round trip. Default 200. */
   batchSize?: number;
   /** Bound on one send; past it the send counts as failed and is retried. Default 2 s. */
   sendTimeoutMs?: number;
@@ -18,8 +18,8 @@ export interface BullmqUsageSinkOptions extends UsageSinkCallbacks {
   closeTimeoutMs?: number;
 }
 
-export interface BullmqUsageSink extends UsageSink {
-  /** Events accepted and not yet handed to the queue, for a gauge. */
+export interface RedisUsageSink extends UsageSink {
+  /** Events accepted and not yet staged in Redis, for a gauge. */
   readonly bufferedEvents: number;
 }
 
@@ -31,14 +31,16 @@ const RETRY_MAX_MS = 10_000;
 
 /**
  * The producer side of the usage queue (style-anchors §5). `emit` only validates and buffers;
- * a background loop sends the buffer in batches, one job each (`UsageBatch`). While Redis is
+ * a background loop stages the buffer in batches, one `RPUSH` of a `UsageBatch` each, which the
+ * workers move into BullMQ jobs of many batches (staged-usage-mover.ts). A BullMQ job costs its
+ * producer and its consumer the same whatever it carries, and a router's batch holds only what
+ * ended during one round trip (docs/performance.md, "Redis mode: usage staged"). While Redis is
  * unreachable sends fail fast (`enableOfflineQueue: false`) and are retried with backoff; the
- * buffer is bounded, and what does not fit is dropped and counted through `onDrop`. The job id
- * comes from the batch's request ids, so a batch re-sent after a timeout that had in fact
- * succeeded does not make a second job while the first is kept; the aggregator's markers count
- * a repeated emit, or a batch re-sent with more events, once.
+ * buffer is bounded, and what does not fit is dropped and counted through `onDrop`. A batch
+ * re-sent after a send that timed out but had in fact landed is staged twice; the
+ * aggregator's markers count its events once.
  */
-export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUsageSink {
+export function createRedisUsageSink(options: RedisUsageSinkOptions): RedisUsageSink {
   const maxBuffered = options.maxBufferedEvents ?? 10_000;
   const batchSize = options.batchSize ?? 200;
   const sendTimeoutMs = options.sendTimeoutMs ?? 2_000;
@@ -47,18 +49,15 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
   const drop = (count: number, reason: UsageDropReason): void =>
     callSafely(() => options.onDrop?.(count, reason));
 
-  const queue = new Queue(options.queueName ?? USAGE_QUEUE_NAME, {
-    connection: {
-      url: options.redisUrl,
-      // Fail at once while disconnected instead of queueing commands in memory without bound.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      connectTimeout: sendTimeoutMs,
-      retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
-    },
-    defaultJobOptions: USAGE_JOB_OPTIONS,
+  const stagedKey = stagedUsageKeys(options.queueName ?? USAGE_QUEUE_NAME).list;
+  const redis = new Redis(options.redisUrl, {
+    // Fail at once while disconnected instead of queueing commands in memory without bound.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: sendTimeoutMs,
+    retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
   });
-  queue.on('error', report);
+  redis.on('error', report);
 
   const buffer: UsageEvent[] = [];
   /** One per buffered event, same order: settles the promise emit returned for it. */
@@ -124,8 +123,7 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
 
   async function send(batch: UsageEvent[]): Promise<void> {
     if (unsettledSend !== undefined) throw new Error('usage queue unreachable: the previous send has not settled');
-    const data: UsageBatch = { events: batch };
-    const sending = queue.add(USAGE_BATCH_JOB_NAME, data, { ...USAGE_JOB_OPTIONS, jobId: usageBatchJobId(batch) });
+    const sending = whenReady(redis, sendTimeoutMs).then(() => redis.rpush(stagedKey, encodeStagedBatch(batch)));
     const settled = sending.then(
       () => undefined,
       () => undefined,
@@ -192,10 +190,10 @@ export function createBullmqUsageSink(options: BullmqUsageSinkOptions): BullmqUs
         if (buffer.length > 0) drop(buffer.splice(0).length, 'closed');
         for (const settle of settlers.splice(0)) settle();
         try {
-          await withTimeout(queue.close(), closeTimeoutMs, 'usage queue close timed out');
+          await withTimeout(redis.quit(), closeTimeoutMs, 'usage queue close timed out');
         } catch (error) {
           report(error);
-          await queue.disconnect().catch(() => undefined);
+          redis.disconnect();
         }
       })();
       return closing;
@@ -218,6 +216,27 @@ function createReporter(onError: ((error: unknown) => void) | undefined, interva
     lastReported.set(message, now);
     callSafely(() => onError(error));
   };
+}
+
+/**
+ * Resolves once the connection is ready, at once when it is. Without an offline queue a command
+ * sent while connecting fails; the first sends of a starting process wait for the connection
+ * instead, up to the send timeout.
+ */
+function whenReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return SETTLED;
+  return new Promise<void>((resolve, reject) => {
+    const onReady = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    // The listener goes with the timeout: an outage must not pile up one per retry.
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      reject(new Error('usage queue unreachable: not connected'));
+    }, timeoutMs);
+    redis.once('ready', onReady);
+  });
 }
 
 async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {

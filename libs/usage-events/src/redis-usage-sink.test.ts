@@ -1,25 +1,51 @@
 import { getFreePort, redisTest, startRedis } from '@switchyard/testkit';
-import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { describe, expect, onTestFinished, vi } from 'vitest';
-import { createBullmqUsageSink, type BullmqUsageSink, type BullmqUsageSinkOptions } from './bullmq-usage-sink.ts';
+import { createRedisUsageSink, type RedisUsageSink, type RedisUsageSinkOptions } from './redis-usage-sink.ts';
+import { decodeStagedBatch, stagedUsageKeys } from './staged-usage.ts';
 import { usageEvent } from './test-events.ts';
-import { USAGE_BATCH_JOB_NAME, usageBatchJobId, type UsageBatch, type UsageEvent } from './usage-event.ts';
+import type { UsageEvent } from './usage-event.ts';
 import type { UsageDropReason } from './usage-sink.ts';
 
 interface Harness {
-  sink: BullmqUsageSink;
-  queue: Queue;
+  sink: RedisUsageSink;
+  staged: Staged;
   drops: Record<UsageDropReason, number>;
   errors: unknown[];
 }
 
 let queueCounter = 0;
 
-function open(redisUrl: string, options: Partial<BullmqUsageSinkOptions> = {}): Harness {
+/** What the sink staged, read as a worker's mover reads it. */
+class Staged {
+  readonly #redis: Redis;
+  readonly #key: string;
+
+  constructor(redisUrl: string, queueName: string) {
+    this.#redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    this.#redis.on('error', () => {});
+    this.#key = stagedUsageKeys(queueName).list;
+  }
+
+  /** The staged batches' events, one array per batch, oldest first. */
+  async batches(): Promise<unknown[][]> {
+    return (await this.#redis.lrange(this.#key, 0, -1)).map((entry) => decodeStagedBatch(entry) ?? ['not a batch']);
+  }
+
+  async events(): Promise<unknown[]> {
+    return (await this.batches()).flat();
+  }
+
+  close(): void {
+    this.#redis.disconnect();
+  }
+}
+
+function open(redisUrl: string, options: Partial<RedisUsageSinkOptions> = {}): Harness {
   const queueName = `usage-test-${(queueCounter += 1)}`;
   const drops: Record<UsageDropReason, number> = { invalid: 0, buffer_full: 0, closed: 0 };
   const errors: unknown[] = [];
-  const sink = createBullmqUsageSink({
+  const sink = createRedisUsageSink({
     redisUrl,
     queueName,
     onDrop: (count, reason) => {
@@ -28,50 +54,40 @@ function open(redisUrl: string, options: Partial<BullmqUsageSinkOptions> = {}): 
     onError: (error) => errors.push(error),
     ...options,
   });
-  const queue = new Queue(queueName, { connection: { url: redisUrl } });
-  queue.on('error', () => {});
+  const staged = new Staged(redisUrl, queueName);
   onTestFinished(async () => {
     await sink.close();
-    await queue.close();
+    staged.close();
   });
-  return { sink, queue, drops, errors };
+  return { sink, staged, drops, errors };
 }
 
-/** The events of the waiting jobs, oldest job first. */
-async function waitingEvents(queue: Queue): Promise<UsageEvent[]> {
-  const jobs = await queue.getJobs(['waiting'], 0, -1, true);
-  return jobs.flatMap((job) => (job.data as UsageBatch).events);
+async function waitForEvents(staged: Staged, expected: number): Promise<void> {
+  await vi.waitFor(async () => expect(await staged.events()).toHaveLength(expected), { timeout: 20_000, interval: 50 });
 }
 
-async function waitForEvents(queue: Queue, expected: number): Promise<void> {
-  await vi.waitFor(async () => expect(await waitingEvents(queue)).toHaveLength(expected), { timeout: 20_000, interval: 50 });
-}
-
-describe('bullmq usage sink', () => {
-  redisTest('should put the events of one turn on the queue as one job named after their requests', async ({ redisUrl }) => {
-    const { sink, queue } = open(redisUrl);
+describe('redis usage sink', () => {
+  redisTest('should stage the events of one turn as one batch', async ({ redisUrl }) => {
+    const { sink, staged } = open(redisUrl);
     const events = [usageEvent({ requestId: 'req:1', cachedTokens: 3 }), usageEvent({ requestId: 'req:2' })];
     for (const event of events) sink.emit(event);
-    await waitForEvents(queue, 2);
-    const job = await queue.getJob(usageBatchJobId(events));
-    expect(job?.name).toBe(USAGE_BATCH_JOB_NAME);
-    expect(job?.data).toEqual({ events });
-    expect(job?.opts).toMatchObject({ attempts: 10, removeOnComplete: { age: 3_600 }, removeOnFail: { age: 604_800 } });
+    await waitForEvents(staged, 2);
+    expect(await staged.batches()).toEqual([events]);
   });
 
-  redisTest('should settle what emit returns only once the event is on the queue, a job per batch', async ({ redisUrl }) => {
-    const { sink, queue } = open(redisUrl);
+  redisTest('should settle what emit returns only once the event is staged, a batch per round trip', async ({ redisUrl }) => {
+    const { sink, staged } = open(redisUrl);
     // More than one batch (200), so settling follows each batch, not just the first.
     const events = Array.from({ length: 450 }, () => usageEvent());
     await Promise.all(events.map((event) => sink.emit(event)));
-    expect(await queue.getJobCountByTypes('waiting')).toBe(3);
-    expect(await waitingEvents(queue)).toEqual(events);
+    expect((await staged.batches()).map((batch) => batch.length)).toEqual([200, 200, 50]);
+    expect(await staged.events()).toEqual(events);
   });
 
   redisTest('should not make emitters wait while the queue is unreachable', async () => {
     const server = await startRedis();
     onTestFinished(() => server.stop());
-    const { sink, queue, errors } = open(server.url, { sendTimeoutMs: 200 });
+    const { sink, staged, errors } = open(server.url, { sendTimeoutMs: 200 });
     await sink.emit(usageEvent());
     await server.kill();
     // The first emit after the outage waits for its send to fail; it does, within the send timeout.
@@ -83,32 +99,20 @@ describe('bullmq usage sink', () => {
     expect(settled).toBe(true);
 
     await server.restart();
-    await waitForEvents(queue, 2);
+    await waitForEvents(staged, 2);
   }, 30_000);
 
-  redisTest('should make one job of a batch sent twice', async ({ redisUrl }) => {
-    const { sink, queue } = open(redisUrl, { batchSize: 2 });
-    const events = [usageEvent(), usageEvent()];
-    for (const event of events) sink.emit(event);
-    await waitForEvents(queue, 2);
-    // The same batch again, as after a send that timed out but had landed.
-    for (const event of events) sink.emit(event);
-    sink.emit(usageEvent());
-    await waitForEvents(queue, 3);
-    expect(await queue.getJobCountByTypes('waiting')).toBe(2);
-  });
-
   redisTest('should deliver what is buffered before close resolves', async ({ redisUrl }) => {
-    const { sink, queue, drops } = open(redisUrl, { batchSize: 50 });
+    const { sink, staged, drops } = open(redisUrl, { batchSize: 50 });
     for (let index = 0; index < 500; index += 1) sink.emit(usageEvent());
     await sink.close();
-    expect(await queue.getJobCountByTypes('waiting')).toBe(10);
-    expect(await waitingEvents(queue)).toHaveLength(500);
+    expect(await staged.batches()).toHaveLength(10);
+    expect(await staged.events()).toHaveLength(500);
     expect(drops).toEqual({ invalid: 0, buffer_full: 0, closed: 0 });
   });
 
   redisTest('should drop, count and report what it cannot take, without throwing', async ({ redisUrl }) => {
-    const { sink, queue, drops, errors } = open(redisUrl);
+    const { sink, staged, drops, errors } = open(redisUrl);
     sink.emit({ ...usageEvent(), inputTokens: -5 });
     sink.emit({ ...usageEvent(), inputTokens: -6 });
     sink.emit({ requestId: 'only-an-id' } as UsageEvent);
@@ -118,7 +122,7 @@ describe('bullmq usage sink', () => {
     await sink.close();
     sink.emit(usageEvent());
     expect(drops.closed).toBe(1);
-    expect(await queue.getJobCountByTypes('waiting')).toBe(0);
+    expect(await staged.batches()).toEqual([]);
   });
 
   redisTest('should survive callbacks that throw', async ({ redisUrl }) => {
@@ -136,9 +140,9 @@ describe('bullmq usage sink', () => {
   redisTest('should neither throw nor wait while Redis is down, and deliver the buffer once it is back', async () => {
     const server = await startRedis();
     onTestFinished(() => server.stop());
-    const { sink, queue, drops, errors } = open(server.url, { maxBufferedEvents: 50, sendTimeoutMs: 200 });
+    const { sink, staged, drops, errors } = open(server.url, { maxBufferedEvents: 50, sendTimeoutMs: 200 });
     sink.emit(usageEvent());
-    await waitForEvents(queue, 1);
+    await waitForEvents(staged, 1);
     await server.kill();
 
     const started = performance.now();
@@ -151,7 +155,7 @@ describe('bullmq usage sink', () => {
 
     // The restarted server is empty: the 50 buffered events are all it will hold.
     await server.restart();
-    await waitForEvents(queue, 50);
+    await waitForEvents(staged, 50);
     expect(sink.bufferedEvents).toBe(0);
   }, 30_000);
 

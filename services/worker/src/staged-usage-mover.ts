@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { loadScript } from '@switchyard/redis-scripts';
+import {
+  decodeStagedBatch,
+  stagedUsageKeys,
+  USAGE_BATCH_JOB_NAME,
+  USAGE_JOB_OPTIONS,
+  usageBatchJobId,
+  type UsageEvent,
+} from '@switchyard/usage-events';
+import type { Queue } from 'bullmq';
+import { Redis, type Result } from 'ioredis';
+import type { WorkerLogger } from './worker-logger.ts';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** lua/claim-staged-2.lua: the oldest entries with the lock, [] when none, null while locked. */
+    switchyardClaimStaged(list: string, lock: string, token: string, leaseMs: number, maxEntries: number): Result<string[] | null, Context>;
+    /** lua/finish-move-2.lua: 1 when trimmed and unlocked, 0 when the lock was lost. */
+    switchyardFinishMove(list: string, lock: string, token: string, moved: number): Result<number, Context>;
+  }
+}
+
+export interface StagedUsageMoverOptions {
+  redisUrl: string;
+  /** The queue the jobs go to; the staged list is named after it. */
+  queue: Queue;
+  logger: WorkerLogger;
+  /** Most events in one job. Default 500: the aggregator records up to 500 in one script call. */
+  maxEventsPerJob?: number;
+  /** Wait after a move that emptied the list. Default 100 ms: how late usage may be counted. */
+  idleDelayMs?: number;
+  /** How long a mover holds the lock; a crashed mover's successor waits this long. Default 5 s. */
+  leaseMs?: number;
+}
+
+export interface StagedUsageMover {
+  /** Batches staged and not yet moved. */
+  stagedBatches(): Promise<number>;
+  /** Stops after the move in progress (it finishes, so nothing it read is left half moved). */
+  close(): Promise<void>;
+}
+
+const LUA_DIRECTORY = join(import.meta.dirname, 'lua');
+/** Entries read per claim: a router's batch holds up to 200 events, most hold far fewer. */
+const MAX_ENTRIES_PER_CLAIM = 100;
+const RETRY_DELAY_MS = 1_000;
+
+/**
+ * Moves the batches routers staged in Redis (`@switchyard/usage-events` staged-usage.ts) into
+ * BullMQ jobs of up to `maxEventsPerJob` events, so that a job's fixed cost is shared by
+ * hundreds of requests instead of the few that ended during one router's round trip. Every
+ * worker runs one; a lock with a lease lets one move at a time, since a move reads the head of
+ * the list and then trims it.
+ *
+ * A move: claim (take the lock, read the oldest entries), add one job whose id comes from its
+ * request ids, then trim what it carried and let go (one script, only while the lock is still
+ * this mover's). A mover that dies after the add leaves the entries staged; its successor moves
+ * them again as a job of the same id, which BullMQ ignores while the first is kept (an hour),
+ * and the aggregator's markers count each request once after that.
+ */
+export function startStagedUsageMover(options: StagedUsageMoverOptions): StagedUsageMover {
+  const { queue, logger } = options;
+  const maxEvents = options.maxEventsPerJob ?? 500;
+  const idleDelayMs = options.idleDelayMs ?? 100;
+  const leaseMs = options.leaseMs ?? 5_000;
+  const keys = stagedUsageKeys(queue.name);
+  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 200, 2_000) });
+  redis.defineCommand('switchyardClaimStaged', loadScript(LUA_DIRECTORY, 'claim-staged-2.lua'));
+  redis.defineCommand('switchyardFinishMove', loadScript(LUA_DIRECTORY, 'finish-move-2.lua'));
+  // Failures surface through the moves, which log them.
+  redis.on('error', () => {});
+
+  let closed = false;
+  let wake: (() => void) | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wake = undefined;
+        resolve();
+      }, ms);
+      wake = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+    });
+
+  /** One move; true when it filled a job, so that more may be waiting. */
+  async function moveOnce(): Promise<boolean> {
+    const token = randomUUID();
+    const entries = await redis.switchyardClaimStaged(keys.list, keys.lock, token, leaseMs, MAX_ENTRIES_PER_CLAIM);
+    if (entries === null || entries.length === 0) return false;
+    let moved = 0;
+    let ended = false;
+    try {
+      const events: unknown[] = [];
+      for (const entry of entries) {
+        const batch = decodeStagedBatch(entry);
+        if (batch === undefined) {
+          logger.error({ queue: queue.name, entryBytes: entry.length }, 'staged usage entry is no batch: dropped');
+        } else {
+          // A job never goes past its bound, but always carries at least one batch.
+          if (events.length > 0 && events.length + batch.length > maxEvents) break;
+          events.push(...batch);
+        }
+        moved++;
+      }
+      if (events.length > 0) {
+        // Ids of events that fail the processor's check still name the job; it is failed and kept.
+        const jobId = usageBatchJobId(events as UsageEvent[]);
+        await queue.add(USAGE_BATCH_JOB_NAME, { events }, { ...USAGE_JOB_OPTIONS, jobId });
+      }
+      const full = moved < entries.length || events.length >= maxEvents;
+      const finished = await redis.switchyardFinishMove(keys.list, keys.lock, token, moved);
+      ended = true;
+      if (finished === 0) logger.warn({ queue: queue.name, leaseMs }, 'staged usage move outlived its lease: the next move repeats it');
+      return full;
+    } finally {
+      // A failed move lets go of the lock at once and trims nothing: its entries are moved again.
+      if (!ended) await redis.switchyardFinishMove(keys.list, keys.lock, token, 0).catch(() => undefined);
+    }
+  }
+
+  const running = (async () => {
+    while (!closed) {
+      try {
+        if (!(await moveOnce())) await pause(idleDelayMs);
+      } catch (error) {
+        logger.warn({ err: error, queue: queue.name }, 'staged usage move failed, will retry');
+        await pause(RETRY_DELAY_MS);
+      }
+    }
+  })();
+
+  return {
+    stagedBatches: () => redis.llen(keys.list),
+    async close() {
+      closed = true;
+      wake?.();
+      await running;
+      try {
+        await redis.quit();
+      } catch {
+        redis.disconnect();
+      }
+    },
+  };
+}
