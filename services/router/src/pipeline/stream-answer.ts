@@ -116,13 +116,22 @@ export async function streamAnswer(
     quiet = true;
   }, keepAliveMs);
 
+  // What came before the event that finishes the answer leaves now, not after beforeEnd: a
+  // stream read whole in one turn would otherwise hold all of it, first byte included, for a
+  // Redis round trip.
+  const finishing = () => {
+    if (finished) return;
+    flush();
+    finished = true;
+  };
+
   const observe = (parts: StreamPart[]): string => {
     let out = '';
     for (const part of parts) {
       // The router names answers it keeps state for (stored Responses).
       if (part.type === 'start' && exchange.answerId !== undefined) part.id = exchange.answerId;
       else if (part.type === 'error') result.error = part.error;
-      else if (part.type === 'finish') finished = true;
+      else if (part.type === 'finish') finishing();
       accumulator.push(part);
       if (encoder !== undefined) out += encoder.push(part);
     }
@@ -146,7 +155,7 @@ export async function streamAnswer(
       : (event: SseEvent) => {
           monitor.push(event);
           result.events++;
-          finished = monitor.finished;
+          if (monitor.finished) finishing();
           if (monitor.error !== undefined) {
             // Relayed as the upstream sent it.
             result.error = monitor.error;
