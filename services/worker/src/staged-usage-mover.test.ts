@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { loadScript } from '@switchyard/redis-scripts';
-import { redisTest } from '@switchyard/testkit';
+import { redisTest, startRedis } from '@switchyard/testkit';
 import { encodeStagedBatch, stagedUsageKeys, USAGE_BATCH_JOB_NAME, usageBatchJobId, type UsageBatch, type UsageEvent } from '@switchyard/usage-events';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -11,9 +11,9 @@ import { recordingLogger, usageEvent } from './test-support.ts';
 let queueCounter = 0;
 
 function setUp(redisUrl: string) {
-  const queue = new Queue(`usage-mover-test-${(queueCounter += 1)}`, { connection: { url: redisUrl } });
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  const queue = new Queue(`usage-mover-test-${(queueCounter += 1)}`, { connection: redis });
   const keys = stagedUsageKeys(queue.name);
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const logger = recordingLogger();
   const movers: StagedUsageMover[] = [];
   onTestFinished(async () => {
@@ -22,7 +22,7 @@ function setUp(redisUrl: string) {
     redis.disconnect();
   });
   const start = (options: Partial<StagedUsageMoverOptions> = {}) => {
-    const mover = startStagedUsageMover({ redisUrl, queue, logger, idleDelayMs: 10, ...options });
+    const mover = startStagedUsageMover({ redis, queue, logger, idleDelayMs: 10, ...options });
     movers.push(mover);
     return mover;
   };
@@ -143,4 +143,23 @@ describe('staged usage mover', () => {
     await movedAll();
     expect(await jobs()).toHaveLength(1);
   });
+
+  redisTest('should stop in bounded time while Redis is down, after logging why it could not move', async () => {
+    const server = await startRedis();
+    onTestFinished(() => server.stop());
+    // As startWorker connects it.
+    const redis = new Redis(server.url, { maxRetriesPerRequest: 1, commandTimeout: 5_000 });
+    redis.on('error', () => {});
+    const queue = new Queue(`usage-mover-test-${(queueCounter += 1)}`, { connection: redis });
+    queue.on('error', () => {});
+    onTestFinished(() => redis.disconnect());
+    const logger = recordingLogger();
+    const mover = startStagedUsageMover({ redis, queue, logger, idleDelayMs: 10 });
+    await server.kill();
+    await vi.waitFor(() => expect(logger.lines.map((line) => line.message)).toContain('staged usage move failed, will retry'), { timeout: 15_000 });
+    const started = performance.now();
+    await mover.close();
+    await queue.close();
+    expect(performance.now() - started).toBeLessThan(6_000);
+  }, 30_000);
 });

@@ -10,7 +10,7 @@ import {
   type UsageEvent,
 } from '@switchyard/usage-events';
 import type { Queue } from 'bullmq';
-import { Redis, type Result } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import type { WorkerLogger } from './worker-logger.ts';
 
 declare module 'ioredis' {
@@ -23,7 +23,12 @@ declare module 'ioredis' {
 }
 
 export interface StagedUsageMoverOptions {
-  redisUrl: string;
+  /**
+   * The connection for the moves, the queue's too (see startWorker): its calls must fail rather
+   * than wait forever (a finite `maxRetriesPerRequest`, a `commandTimeout`), or a move, and so
+   * close(), could hang on an unreachable Redis. The mover does not close it.
+   */
+  redis: Redis;
   /** The queue the jobs go to; the staged list is named after it. */
   queue: Queue;
   logger: WorkerLogger;
@@ -45,7 +50,8 @@ export interface StagedUsageMover {
 const LUA_DIRECTORY = join(import.meta.dirname, 'lua');
 /** Entries read per claim: a router's batch holds up to 200 events, most hold far fewer. */
 const MAX_ENTRIES_PER_CLAIM = 100;
-const RETRY_DELAY_MS = 1_000;
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 10_000;
 
 /**
  * Moves the batches routers staged in Redis (`@switchyard/usage-events` staged-usage.ts) into
@@ -61,16 +67,13 @@ const RETRY_DELAY_MS = 1_000;
  * and the aggregator's markers count each request once after that.
  */
 export function startStagedUsageMover(options: StagedUsageMoverOptions): StagedUsageMover {
-  const { queue, logger } = options;
+  const { redis, queue, logger } = options;
   const maxEvents = options.maxEventsPerJob ?? 500;
   const idleDelayMs = options.idleDelayMs ?? 100;
   const leaseMs = options.leaseMs ?? 5_000;
   const keys = stagedUsageKeys(queue.name);
-  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 200, 2_000) });
   redis.defineCommand('switchyardClaimStaged', loadScript(LUA_DIRECTORY, 'claim-staged-2.lua'));
   redis.defineCommand('switchyardFinishMove', loadScript(LUA_DIRECTORY, 'finish-move-2.lua'));
-  // Failures surface through the moves, which log them.
-  redis.on('error', () => {});
 
   let closed = false;
   let wake: (() => void) | undefined;
@@ -87,7 +90,7 @@ export function startStagedUsageMover(options: StagedUsageMoverOptions): StagedU
       };
     });
 
-  /** One move; true when it filled a job, so that more may be waiting. */
+  /** One move; true when more may be waiting. */
   async function moveOnce(): Promise<boolean> {
     const token = randomUUID();
     const entries = await redis.switchyardClaimStaged(keys.list, keys.lock, token, leaseMs, MAX_ENTRIES_PER_CLAIM);
@@ -112,11 +115,12 @@ export function startStagedUsageMover(options: StagedUsageMoverOptions): StagedU
         const jobId = usageBatchJobId(events as UsageEvent[]);
         await queue.add(USAGE_BATCH_JOB_NAME, { events }, { ...USAGE_JOB_OPTIONS, jobId });
       }
-      const full = moved < entries.length || events.length >= maxEvents;
+      // Stopped by the job's bound or the claim's: more may be waiting.
+      const more = moved < entries.length || entries.length === MAX_ENTRIES_PER_CLAIM;
       const finished = await redis.switchyardFinishMove(keys.list, keys.lock, token, moved);
       ended = true;
       if (finished === 0) logger.warn({ queue: queue.name, leaseMs }, 'staged usage move outlived its lease: the next move repeats it');
-      return full;
+      return more;
     } finally {
       // A failed move lets go of the lock at once and trims nothing: its entries are moved again.
       if (!ended) await redis.switchyardFinishMove(keys.list, keys.lock, token, 0).catch(() => undefined);
@@ -124,12 +128,17 @@ export function startStagedUsageMover(options: StagedUsageMoverOptions): StagedU
   }
 
   const running = (async () => {
+    let retryMs = 0;
     while (!closed) {
       try {
-        if (!(await moveOnce())) await pause(idleDelayMs);
+        const more = await moveOnce();
+        retryMs = 0;
+        if (!more) await pause(idleDelayMs);
       } catch (error) {
-        logger.warn({ err: error, queue: queue.name }, 'staged usage move failed, will retry');
-        await pause(RETRY_DELAY_MS);
+        // Backing off, an outage costs a log line every 10 s, not every second.
+        retryMs = Math.min(Math.max(retryMs * 2, RETRY_MIN_MS), RETRY_MAX_MS);
+        logger.warn({ err: error, queue: queue.name, retryInMs: retryMs }, 'staged usage move failed, will retry');
+        await pause(retryMs);
       }
     }
   })();
@@ -140,11 +149,6 @@ export function startStagedUsageMover(options: StagedUsageMoverOptions): StagedU
       closed = true;
       wake?.();
       await running;
-      try {
-        await redis.quit();
-      } catch {
-        redis.disconnect();
-      }
     },
   };
 }

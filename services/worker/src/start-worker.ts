@@ -2,6 +2,7 @@ import { createLogger } from '@switchyard/telemetry';
 import { USAGE_JOB_OPTIONS, USAGE_QUEUE_NAME, type PriceLookup, type UsageAggregator } from '@switchyard/usage-events';
 import { createRedisUsageAggregator } from '@switchyard/usage-events/redis';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { createAggregateUsageProcessor } from './processors/aggregate-usage.ts';
 import { startStagedUsageMover, type StagedUsageMoverOptions } from './staged-usage-mover.ts';
 import type { WorkerLogger } from './worker-logger.ts';
@@ -68,9 +69,19 @@ export function startWorker(options: StartWorkerOptions): UsageWorker {
     else logger.warn(details, 'usage job failed, will retry');
   });
 
-  const queue = new Queue(queueName, { connection: { url: options.redisUrl, maxRetriesPerRequest: null } });
+  // The mover's connection, which its queue shares (BullMQ then leaves closing it to us): a call
+  // fails after one reconnect and within 5 s, so that neither a move nor close() hangs on an
+  // unreachable Redis; the mover retries.
+  const moverRedis = new Redis(options.redisUrl, {
+    maxRetriesPerRequest: 1,
+    commandTimeout: 5_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  // Failures surface through the moves, which log them.
+  moverRedis.on('error', () => {});
+  const queue = new Queue(queueName, { connection: moverRedis });
   queue.on('error', (error) => logger.error({ err: error, queue: queueName }, 'usage queue error'));
-  const mover = startStagedUsageMover({ redisUrl: options.redisUrl, queue, logger, ...options.mover });
+  const mover = startStagedUsageMover({ redis: moverRedis, queue, logger, ...options.mover });
 
   let closing: Promise<void> | undefined;
   return {
@@ -86,6 +97,7 @@ export function startWorker(options: StartWorkerOptions): UsageWorker {
         // The mover first: its last job is then taken by the worker if there is time.
         await mover.close();
         await queue.close();
+        moverRedis.disconnect();
         await worker.close();
         if (ownsAggregator) await aggregator.close();
       })();
