@@ -73,5 +73,6 @@ for index = 1, #codes do
     key_base, argument_base = key_base + 4, argument_base + 7
   end
 end
+flush_windows()
 flush_expiries()
 return replies

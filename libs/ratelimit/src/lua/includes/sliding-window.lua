@@ -12,6 +12,13 @@
 -- the oldest slot ('c') to leave, and when a refund empties the oldest or newest slot.
 -- Fields that are not slot indices (the 'level' and 'at' of the GCRA buckets that used these
 -- keys before) are ignored.
+--
+-- Within one script call, a window's summary and current slot are kept here after the first
+-- read and written back once at the end (flush_windows): a busy batch admits many requests of
+-- one tenant into the same windows, and each HMGET and HSET from Lua costs about a
+-- microsecond. The script runs atomically, so nothing sees the hash in between. Anything that
+-- reads or changes the hash's other fields (a prune, a refusal walking older slots, a refund
+-- that empties a slot) writes the window back and drops it first (forget_window).
 
 local SLOT_MS = 1000
 local PAST_SLOTS = PERIOD_MS / SLOT_MS
@@ -23,6 +30,35 @@ end
 
 local function slot_leaves_at(slot)
   return (slot + PAST_SLOTS + 1) * SLOT_MS
+end
+
+-- key -> { slot, slot_field, total, oldest, newest, oldest_count, in_slot, dirty, renew }
+local windows = {}
+-- The keys in the order first kept, so that the writes at the end are in a fixed order.
+local window_keys = {}
+
+local function keep_window(key, slot, slot_field, total, oldest, newest, oldest_count, in_slot)
+  if windows[key] == nil then window_keys[#window_keys + 1] = key end
+  windows[key] = {
+    slot = slot, slot_field = slot_field, total = total, oldest = oldest, newest = newest,
+    oldest_count = oldest_count, in_slot = in_slot, dirty = false, renew = false,
+  }
+end
+
+-- Writes a charged window back and drops it from the cache.
+local function forget_window(key)
+  local window = windows[key]
+  if window == nil then return end
+  windows[key] = nil
+  if not window.dirty then return end
+  rcall('HSET', key, window.slot_field, integer_string(window.in_slot), 't', integer_string(window.total),
+    'o', integer_string(window.oldest), 'n', integer_string(window.newest), 'c', integer_string(window.oldest_count))
+  if window.renew then rcall('PEXPIRE', key, WINDOW_TTL_MS) end
+end
+
+-- At the end of the script call: every window charged is written back.
+local function flush_windows()
+  for _, key in ipairs(window_keys) do forget_window(key) end
 end
 
 -- Drops the slots before `first` and recomputes the summary from the slots left.
@@ -53,10 +89,8 @@ local function rebuild_window(key, first)
   return total, oldest, newest, oldest_count
 end
 
--- The window as it counts in `slot` (`slot_field` is its field name, formatted once per call).
--- Returns total, oldest, newest, oldest_count and the units already in `slot` (read in the same
--- call, so a charge needs no HINCRBY); 0, nil, nil, 0, 0 when empty.
-local function read_window(key, slot, slot_field)
+-- The window as the hash holds it in `slot`: read_window without the cache.
+local function load_window(key, slot, slot_field)
   local stored = rcall('HMGET', key, 't', 'o', 'n', 'c', slot_field)
   if not stored[1] then return 0, nil, nil, 0, 0 end
   local first = slot - PAST_SLOTS
@@ -76,6 +110,22 @@ local function read_window(key, slot, slot_field)
   return tonumber(stored[1]), oldest, newest, tonumber(stored[4]), in_slot
 end
 
+-- The window as it counts in `slot` (`slot_field` is its field name, formatted once per call).
+-- Returns total, oldest, newest, oldest_count and the units already in `slot` (read in the same
+-- call, so a charge needs no HINCRBY); 0, nil, nil, 0, 0 when empty.
+local function read_window(key, slot, slot_field)
+  local window = windows[key]
+  if window ~= nil then
+    if window.slot == slot then
+      return window.total, window.oldest, window.newest, window.oldest_count, window.in_slot
+    end
+    forget_window(key)
+  end
+  local total, oldest, newest, oldest_count, in_slot = load_window(key, slot, slot_field)
+  keep_window(key, slot, slot_field, total, oldest, newest, oldest_count, in_slot)
+  return total, oldest, newest, oldest_count, in_slot
+end
+
 -- Returns allowed, exceeds_limit, retry_after_ms; mirrors waitForRoom.
 local function admit_to_window(key, total, oldest, newest, oldest_count, limit, cost, now)
   if limit == 0 or cost > limit then return false, true, 0 end
@@ -83,6 +133,8 @@ local function admit_to_window(key, total, oldest, newest, oldest_count, limit, 
   local excess = total + cost - limit
   local freed = oldest_count
   if freed >= excess then return false, false, slot_leaves_at(oldest) - now end
+  -- The older slots are read from the hash itself.
+  forget_window(key)
   for slot = oldest + 1, newest do
     local count = rcall('HGET', key, integer_string(slot))
     if count then
@@ -100,28 +152,36 @@ local function describe_window(limit, total, newest, now)
   return math.max(0, limit - total), reset_ms
 end
 
--- Adds `amount` (> 0) to `slot` of a window read at that slot (read_window's five values);
--- mirrors chargeWindow. The expiry only needs renewing when a newer slot starts: set at the
--- first charge of a slot, it already outlives that slot's leaving by the margin.
+-- Adds `amount` (> 0) to `slot` of a window just read at that slot (read_window's five values,
+-- and kept by it); mirrors chargeWindow. Written back at the end (flush_windows). The expiry
+-- only needs renewing when a newer slot starts: set at the first charge of a slot, it already
+-- outlives that slot's leaving by the margin.
 local function charge_window(key, total, oldest, newest, oldest_count, in_slot, slot, slot_field, amount)
-  local count = integer_string(in_slot + amount)
-  if oldest ~= nil and oldest < slot and slot <= newest then
-    -- The common case, a slot already charged that is not the oldest: only it and the sum change.
-    rcall('HSET', key, slot_field, count, 't', integer_string(total + amount))
-    return
+  local window = windows[key]
+  local count = in_slot + amount
+  if oldest == nil or slot <= oldest then oldest, oldest_count = slot, count end
+  if newest == nil or slot > newest then
+    newest = slot
+    window.renew = true
   end
-  if oldest == nil or slot <= oldest then oldest, oldest_count = slot, in_slot + amount end
-  local renew = newest == nil or slot > newest
-  if renew then newest = slot end
-  rcall('HSET', key, slot_field, count, 't', integer_string(total + amount),
-    'o', integer_string(oldest), 'n', integer_string(newest), 'c', integer_string(oldest_count))
-  if renew then rcall('PEXPIRE', key, WINDOW_TTL_MS) end
+  window.total, window.oldest, window.newest, window.oldest_count, window.in_slot = total + amount, oldest, newest, oldest_count, count
+  window.dirty = true
 end
 
 -- Gives `amount` (> 0) back to `admitted_slot` if it still counts in `slot`; mirrors refundWindow.
 local function refund_window(key, slot, admitted_slot, amount)
-  local total, oldest, newest = read_window(key, slot, integer_string(slot))
+  local total, oldest, newest, _, in_slot = read_window(key, slot, integer_string(slot))
   if oldest == nil or admitted_slot < slot - PAST_SLOTS or admitted_slot > slot then return end
+  if admitted_slot == slot and amount < in_slot then
+    -- The common case, a refund within the current slot that leaves it charged: kept.
+    local window = windows[key]
+    window.total, window.in_slot = total - amount, in_slot - amount
+    if slot == oldest then window.oldest_count = window.in_slot end
+    window.dirty = true
+    return
+  end
+  -- Other slots, or one left empty: the hash itself is read and changed below.
+  forget_window(key)
   local field = integer_string(admitted_slot)
   local stored = rcall('HGET', key, field)
   if not stored then return end
