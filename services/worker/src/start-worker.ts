@@ -77,10 +77,11 @@ export function startWorker(options: StartWorkerOptions): UsageWorker {
     commandTimeout: 5_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
-  // Failures surface through the moves, which log them.
-  moverRedis.on('error', () => {});
   const queue = new Queue(queueName, { connection: moverRedis });
-  queue.on('error', (error) => logger.error({ err: error, queue: queueName }, 'usage queue error'));
+  // Failures surface through the moves (the queue's adds among them), which log them with backoff;
+  // the connection's errors would otherwise be a line per reconnect attempt.
+  moverRedis.on('error', () => {});
+  queue.on('error', () => {});
   const mover = startStagedUsageMover({ redis: moverRedis, queue, logger, ...options.mover });
 
   let closing: Promise<void> | undefined;
