@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCallBound } from './call-bound.ts';
 
@@ -15,6 +17,24 @@ afterEach(() => {
 });
 
 describe('createCallBound', () => {
+  it('holds nothing of a call once it has settled, though the call waits in the queue until its deadline', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const bound = createCallBound(60_000, timedOut);
+    let result: WeakRef<object> | undefined;
+    await (async () => {
+      const value = { answer: new Array(1_000).fill('reply') };
+      result = new WeakRef(value);
+      expect(await bound(Promise.resolve(value))).toBe(value);
+    })();
+    // Finalisation needs a turn after the collection.
+    await sleep(0);
+    gc();
+    await sleep(0);
+    gc();
+    expect(result?.deref()).toBeUndefined();
+  });
+
   it('passes values and failures of calls that finish in time', async () => {
     const bound = createCallBound(200, timedOut);
     await expect(bound(Promise.resolve(7))).resolves.toBe(7);

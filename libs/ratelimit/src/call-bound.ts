@@ -8,6 +8,14 @@ interface BoundedCall {
 const COMPACT_AT = 1024;
 
 /**
+ * What a settled call holds instead of its promise's reject: the queue keeps a settled call
+ * until the calls before it have settled and a thousand more have come (or, when traffic
+ * stops, until its deadline), and the promise, with its result, would live that long too, long
+ * enough to be promoted out of the young generation.
+ */
+const SETTLED = (): void => {};
+
+/**
  * Bounds calls to `ms` each, with one timer for all of them rather than one per call: every
  * call gets the same bound, so deadlines come in the order calls start, and only the oldest
  * pending call's deadline needs a timer. The limiter makes up to three Redis calls a request;
@@ -49,6 +57,7 @@ export function createCallBound(ms: number, describe: () => Error): <T>(work: Pr
           if (call.deadline > now) break;
           call.settled = true;
           call.reject(describe());
+          call.reject = SETTLED;
         }
         head++;
       }
@@ -65,11 +74,13 @@ export function createCallBound(ms: number, describe: () => Error): <T>(work: Pr
         (value) => {
           if (call.settled) return;
           call.settled = true;
+          call.reject = SETTLED;
           resolve(value);
         },
         (error: unknown) => {
           if (call.settled) return;
           call.settled = true;
+          call.reject = SETTLED;
           reject(error as Error);
         },
       );
