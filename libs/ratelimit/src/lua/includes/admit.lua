@@ -77,17 +77,15 @@ local function admit(K, kb, A, ab, request_id, cost, replies)
       scopes[scope_code] = scope
 
       if scope.rpm then
-        local total, oldest, newest, oldest_count, in_slot = read_window(scope.requests_key, slot, slot_field)
-        scope.requests_total, scope.requests_oldest, scope.requests_newest = total, oldest, newest
-        scope.requests_oldest_count, scope.requests_in_slot = oldest_count, in_slot
+        local total, oldest, newest, oldest_count = read_window(scope.requests_key, slot, slot_field)
+        scope.requests_total, scope.requests_newest = total, newest
         local allowed, exceeds_limit, retry_after_ms = admit_to_window(scope.requests_key, total, oldest, newest, oldest_count, scope.rpm, 1, now)
         if not allowed then consider(REQUESTS, scope_code, exceeds_limit, retry_after_ms) end
       end
 
       if scope.tpm then
-        local total, oldest, newest, oldest_count, in_slot = read_window(scope.tokens_key, slot, slot_field)
-        scope.tokens_total, scope.tokens_oldest, scope.tokens_newest = total, oldest, newest
-        scope.tokens_oldest_count, scope.tokens_in_slot = oldest_count, in_slot
+        local total, oldest, newest, oldest_count = read_window(scope.tokens_key, slot, slot_field)
+        scope.tokens_total, scope.tokens_newest = total, newest
         local allowed, exceeds_limit, retry_after_ms = admit_to_window(scope.tokens_key, total, oldest, newest, oldest_count, scope.tpm, cost, now)
         if not allowed then consider(TOKENS, scope_code, exceeds_limit, retry_after_ms) end
       end
@@ -126,13 +124,11 @@ local function admit(K, kb, A, ab, request_id, cost, replies)
       local scope = scopes[scope_code]
       if scope then
         if scope.rpm then
-          charge_window(scope.requests_key, scope.requests_total, scope.requests_oldest, scope.requests_newest,
-            scope.requests_oldest_count, scope.requests_in_slot, slot, slot_field, 1)
+          charge_window(scope.requests_key, slot, slot_field, 1)
         end
         -- A free request charges no slot: a window only ever holds slots of more than 0 units.
         if scope.tpm and cost > 0 then
-          charge_window(scope.tokens_key, scope.tokens_total, scope.tokens_oldest, scope.tokens_newest,
-            scope.tokens_oldest_count, scope.tokens_in_slot, slot, slot_field, cost)
+          charge_window(scope.tokens_key, slot, slot_field, cost)
         end
         if scope.concurrency then
           rcall('ZADD', scope.concurrency_key, integer_string(now + lease_ms), request_id)

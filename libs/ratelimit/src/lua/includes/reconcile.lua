@@ -26,8 +26,7 @@ local function reconcile(K, kb, A, ab, delta, admitted)
     local tokens_key, budget_key = K[kb + scope_index * 2 + 1], K[kb + scope_index * 2 + 2]
     if A[ab + 4 + scope_index * 2] == '1' then
       if delta > 0 then
-        local total, oldest, newest, oldest_count, in_slot = read_window(tokens_key, slot, slot_field)
-        charge_window(tokens_key, total, oldest, newest, oldest_count, in_slot, slot, slot_field, delta)
+        charge_window(tokens_key, slot, slot_field, delta)
       elseif admitted_at then
         refund_window(tokens_key, slot, slot_of(admitted_at), -delta)
       end

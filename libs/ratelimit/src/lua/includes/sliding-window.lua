@@ -152,20 +152,17 @@ local function describe_window(limit, total, newest, now)
   return math.max(0, limit - total), reset_ms
 end
 
--- Adds `amount` (> 0) to `slot` of a window just read at that slot (read_window's five values,
--- and kept by it); mirrors chargeWindow. Written back at the end (flush_windows). The expiry
--- only needs renewing when a newer slot starts: set at the first charge of a slot, it already
--- outlives that slot's leaving by the margin.
-local function charge_window(key, total, oldest, newest, oldest_count, in_slot, slot, slot_field, amount)
+-- Adds `amount` (> 0) to `slot` of a window; mirrors chargeWindow. The window is the one kept
+-- by read_window (already there when the caller has just read it) and is written back at the
+-- end (flush_windows). The expiry only needs renewing when a newer slot starts: set at the first
+-- charge of a slot, it already outlives that slot's leaving by the margin.
+local function charge_window(key, slot, slot_field, amount)
+  read_window(key, slot, slot_field)
   local window = windows[key]
-  local count = in_slot + amount
-  if oldest == nil or slot <= oldest then oldest, oldest_count = slot, count end
-  if newest == nil or slot > newest then
-    newest = slot
-    window.renew = true
-  end
-  window.total, window.oldest, window.newest, window.oldest_count, window.in_slot = total + amount, oldest, newest, oldest_count, count
-  window.dirty = true
+  local count = window.in_slot + amount
+  if window.oldest == nil or slot <= window.oldest then window.oldest, window.oldest_count = slot, count end
+  if window.newest == nil or slot > window.newest then window.newest, window.renew = slot, true end
+  window.total, window.in_slot, window.dirty = window.total + amount, count, true
 end
 
 -- Gives `amount` (> 0) back to `admitted_slot` if it still counts in `slot`; mirrors refundWindow.
