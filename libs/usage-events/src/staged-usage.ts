@@ -1,4 +1,4 @@
-import type { UsageBatch, UsageEvent } from './usage-event.ts';
+import type { UsageEvent } from './usage-event.ts';
 
 /**
  * Where routers stage usage batches for the workers to move into the queue (the staging step
@@ -22,8 +22,7 @@ export function stagedUsageKeys(queueName: string): StagedUsageKeys {
 }
 
 export function encodeStagedBatch(events: readonly UsageEvent[]): string {
-  const batch: { events: readonly UsageEvent[] } = { events };
-  return JSON.stringify(batch);
+  return JSON.stringify({ events });
 }
 
 /**
@@ -32,12 +31,11 @@ export function encodeStagedBatch(events: readonly UsageEvent[]): string {
  * a foreign writer or a corrupted entry.
  */
 export function decodeStagedBatch(entry: string): unknown[] | undefined {
-  let parsed: unknown;
+  let events: unknown;
   try {
-    parsed = JSON.parse(entry);
+    events = (JSON.parse(entry) as { events?: unknown } | null)?.events;
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null || !Array.isArray((parsed as Partial<UsageBatch>).events)) return undefined;
-  return (parsed as { events: unknown[] }).events;
+  return Array.isArray(events) ? events : undefined;
 }
