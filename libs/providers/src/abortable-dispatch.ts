@@ -4,7 +4,9 @@ import { errors, type Dispatcher } from 'undici';
  * The abort wiring of an undici dispatch handler whose request follows an AbortSignal: an
  * abort that comes before the request has a controller is kept and applied when it starts, a
  * later one aborts it at once (`abort()`, which a handler may extend). A handler calls
- * `unlisten()` once its exchange is over, so a finished one is not kept by a long-lived signal.
+ * `unlisten()` once its exchange is over, so a finished one is not kept by a long-lived signal
+ * and does not keep the request's controller (its raw headers, the request body) for as long
+ * as its reader holds it.
  */
 export abstract class AbortableDispatch implements Dispatcher.DispatchHandler {
   #signal: AbortSignal | null = null;
@@ -37,6 +39,7 @@ export abstract class AbortableDispatch implements Dispatcher.DispatchHandler {
   protected unlisten(): void {
     this.#signal?.removeEventListener('abort', this.#onAbort);
     this.#signal = null;
+    this.controller = null;
   }
 
   #onAbort = (): void => {

@@ -2,8 +2,12 @@ import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Agent, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamClient, type UpstreamBody, type UpstreamRequest } from './upstream-client.ts';
+import { dispatchUpstream } from './upstream-response.ts';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -38,7 +42,7 @@ async function upstream(handler: Handler, clientOptions?: ConstructorParameters<
       bodyTimeoutMs: 5_000,
       ...overrides,
     });
-  return { server, send };
+  return { server, send, origin };
 }
 
 /** Writes each piece separately, a tick apart, so that they reach the client as separate chunks. */
@@ -288,5 +292,36 @@ describe('UpstreamClient.send', () => {
     expect(ports).toHaveLength(4);
     expect(new Set(ports).size).toBe(1);
     expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
+  it('should let go of the request controller once the body is read, though the body is still held', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { origin } = await upstream((_request, response) => response.end('{"ok":true}'));
+    // The controller holds the request's raw headers and body: a router holding a finished
+    // body while its usage is made durable must not hold those too.
+    let controller: WeakRef<Dispatcher.DispatchController> | undefined;
+    const agent = new Agent().compose((dispatch) => (options, handler) =>
+      dispatch(options, {
+        onRequestStart: (started, context) => {
+          controller = new WeakRef(started);
+          handler.onRequestStart?.(started, context);
+        },
+        onResponseStart: (...args) => handler.onResponseStart?.(...args),
+        onResponseData: (...args) => handler.onResponseData?.(...args),
+        onResponseEnd: (...args) => handler.onResponseEnd?.(...args),
+        onResponseError: (...args) => handler.onResponseError?.(...args),
+      }),
+    );
+    cleanups.push(() => agent.close());
+    const answer = await dispatchUpstream(agent, { origin, path: '/', method: 'GET' }, new AbortController().signal);
+    expect(await answer.body.text()).toBe('{"ok":true}');
+    await sleep(0);
+    gc();
+    await sleep(0);
+    gc();
+    expect(controller).toBeDefined();
+    expect(controller?.deref()).toBeUndefined();
+    expect(answer.statusCode).toBe(200);
   });
 });

@@ -149,8 +149,9 @@ class UpstreamAnswer extends AbortableDispatch implements UpstreamBody {
   destroy(error?: Error): void {
     if (this.#done || this.#error !== null) return;
     const reason = error ?? new errors.RequestAbortedError();
+    const controller = this.controller;
     this.#fail(reason);
-    this.controller?.abort(reason);
+    controller?.abort(reason);
   }
 
   /** A body is read one way, once; like BodyReadable's, a second read, or a read after a failure, is refused. */

@@ -234,7 +234,6 @@ class Hop extends AbortableDispatch {
     this.#response = null;
     this.#resolve = null;
     this.#reject = null;
-    this.controller = null;
   }
 }
 
