@@ -8,8 +8,10 @@ export class StreamAccumulator {
   readonly #content: ContentPart[] = [];
   readonly #calls = new Map<number, ToolCallPart>();
   #response: CanonicalResponse | undefined;
-  #text = '';
-  #reasoning = '';
+  // Deltas are kept as pieces and joined once a block closes: `+=` would leave a rope of one
+  // string per delta for the answer to hold until the stream's usage is durable.
+  readonly #text: string[] = [];
+  readonly #reasoning: string[] = [];
   #started = { id: '', model: '', created: 0 };
 
   push(part: StreamPart): void {
@@ -19,7 +21,7 @@ export class StreamAccumulator {
         break;
       case 'text-delta':
         this.#flushReasoning();
-        this.#text += part.text;
+        if (part.text !== '') this.#text.push(part.text);
         break;
       case 'refusal-delta':
         this.#flushText();
@@ -27,17 +29,17 @@ export class StreamAccumulator {
         break;
       case 'reasoning-delta':
         this.#flushText();
-        this.#reasoning += part.text;
+        if (part.text !== '') this.#reasoning.push(part.text);
         break;
       case 'reasoning-end':
         this.#content.push({
           type: 'reasoning',
-          text: this.#reasoning,
+          text: this.#reasoning.join(''),
           ...(part.signature === undefined ? {} : { signature: part.signature }),
           ...(part.redactedData === undefined ? {} : { redactedData: part.redactedData }),
           ...(part.id === undefined ? {} : { id: part.id }),
         });
-        this.#reasoning = '';
+        this.#reasoning.length = 0;
         break;
       case 'tool-call-start': {
         this.#flushText();
@@ -73,7 +75,7 @@ export class StreamAccumulator {
 
   /** Everything generated so far, finished or not: estimates bill a broken stream for what it delivered. */
   generatedText(): string {
-    return generatedText(this.#content) + this.#text + this.#reasoning;
+    return generatedText(this.#content) + this.#text.join('') + this.#reasoning.join('');
   }
 
   /** The complete answer, once a `finish` part has arrived. */
@@ -82,15 +84,15 @@ export class StreamAccumulator {
   }
 
   #flushText(): void {
-    if (this.#text === '') return;
-    this.#content.push({ type: 'text', text: this.#text });
-    this.#text = '';
+    if (this.#text.length === 0) return;
+    this.#content.push({ type: 'text', text: this.#text.join('') });
+    this.#text.length = 0;
   }
 
   #flushReasoning(): void {
-    if (this.#reasoning === '') return;
-    this.#content.push({ type: 'reasoning', text: this.#reasoning });
-    this.#reasoning = '';
+    if (this.#reasoning.length === 0) return;
+    this.#content.push({ type: 'reasoning', text: this.#reasoning.join('') });
+    this.#reasoning.length = 0;
   }
 }
 

@@ -48,6 +48,37 @@ export interface StreamOptions {
 }
 
 /**
+ * What a stream has written and not yet sent. Everything one upstream read produced goes out in
+ * one socket write (flush after each read): per-event writes were a sixth of a stream's CPU
+ * (docs/performance.md).
+ */
+class StreamOutput {
+  #pending = '';
+  /** Nothing went out since the keep-alive timer last looked. */
+  quiet = true;
+
+  readonly response: ServerResponse;
+  readonly result: StreamResult;
+
+  constructor(response: ServerResponse, result: StreamResult) {
+    this.response = response;
+    this.result = result;
+  }
+
+  write(text: string): void {
+    this.#pending += text;
+  }
+
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    if (this.result.firstByteAt === undefined) this.result.firstByteAt = performance.now();
+    this.quiet = false;
+    this.response.write(this.#pending);
+    this.#pending = '';
+  }
+}
+
+/**
  * Relays an upstream SSE stream to the client. Translated streams go decoder → canonical parts
  * → encoder. Same-format streams are re-framed event by event with the data text untouched
  * (no JSON re-encoding); beside them runs the format's relay monitor (or the decoder, when the
@@ -65,63 +96,73 @@ export async function streamAnswer(
   headers: Record<string, string>,
   options: StreamOptions,
 ): Promise<StreamResult> {
-  const { keepAliveMs, activeStreams, beforeEnd } = options;
-  const { clientFormat, upstreamFormat, sameFormat, request } = exchange;
-  const requestId = request.identity.requestId;
   response.writeHead(200, { ...SSE_HEADERS, ...headers });
+  const accumulator = new StreamAccumulator();
+  const result: StreamResult = {
+    answer: undefined,
+    usage: undefined,
+    // Bound, not a closure: a closure would keep the relay's whole scope alive with the result.
+    generatedText: accumulator.generatedText.bind(accumulator),
+    events: 0,
+    error: undefined,
+    upstreamBroke: false,
+    firstByteAt: undefined,
+  };
+  const output = new StreamOutput(response, result);
+  const terminated = await relay(exchange, upstream, output, accumulator, options);
+  // Only the output and the result are left: the relay's parser, decoder, encoder and closures
+  // are garbage before the wait for beforeEnd (a Redis round trip), which would otherwise carry
+  // them through a scavenge into the old generation (docs/performance.md).
+  if (!terminated) {
+    // A shutdown during the wait lets the whole answer out rather than end it with an error.
+    const forget = options.activeStreams.add(() => output.flush());
+    await options.beforeEnd(result);
+    forget();
+  }
+  output.flush();
+  response.end();
+  return result;
+}
 
+/** Relays the upstream's events into `output` until the stream ends; true when a shutdown ended it. */
+async function relay(
+  exchange: Exchange,
+  upstream: UpstreamResponse,
+  output: StreamOutput,
+  accumulator: StreamAccumulator,
+  options: StreamOptions,
+): Promise<boolean> {
+  const { clientFormat, upstreamFormat, sameFormat, request } = exchange;
+  const { response, result } = output;
+  const requestId = request.identity.requestId;
   const monitor = options.watchOnly && sameFormat ? upstreamFormat.stream.createRelayMonitor() : undefined;
   const decoder = monitor === undefined ? upstreamFormat.stream.createDecoder() : undefined;
   const encoder = sameFormat ? undefined : clientFormat.stream.createEncoder(clientResponseContext(exchange));
   // Same-format chat streams had include_usage forced on; the client gets the usage chunk only if it asked.
   const dropUsageChunk = sameFormat && clientFormat.id === 'chat-completions' && exchange.canonical.includeUsage !== true;
 
-  const accumulator = new StreamAccumulator();
-  const result: StreamResult = {
-    answer: undefined,
-    usage: undefined,
-    generatedText: () => accumulator.generatedText(),
-    events: 0,
-    error: undefined,
-    upstreamBroke: false,
-    firstByteAt: undefined,
-  };
   // The head leaves with the first events when they are already here (one socket write, not
   // two); an upstream still thinking gets its client the head a turn later all the same.
   const headFlush = setImmediate(() => {
     if (result.firstByteAt === undefined) response.flushHeaders();
   });
   let upstreamErrorRelayed = false;
-  let quiet = true;
   /** The answer's finish was seen: what follows waits for beforeEnd. */
   let finished = false;
 
-  // Everything one upstream read produced goes out in one socket write (flush after each
-  // read): per-event writes were a sixth of a stream's CPU (docs/performance.md).
-  let pending = '';
-  const write = (text: string) => {
-    pending += text;
-  };
-  const flush = () => {
-    if (pending.length === 0) return;
-    if (result.firstByteAt === undefined) result.firstByteAt = performance.now();
-    quiet = false;
-    response.write(pending);
-    pending = '';
-  };
   // Whole events only are ever written, so a keep-alive can never land inside one. The timer
   // lives only while the upstream is being read: a dead upstream is not masked by pings.
   const keepAlive = setInterval(() => {
-    if (quiet) response.write(clientFormat.stream.keepAlive);
-    quiet = true;
-  }, keepAliveMs);
+    if (output.quiet) response.write(clientFormat.stream.keepAlive);
+    output.quiet = true;
+  }, options.keepAliveMs);
 
   // What came before the event that finishes the answer leaves now, not after beforeEnd: a
   // stream read whole in one turn would otherwise hold all of it, first byte included, for a
   // Redis round trip.
   const finishing = () => {
     if (finished) return;
-    flush();
+    output.flush();
     finished = true;
   };
 
@@ -138,8 +179,8 @@ export async function streamAnswer(
     return out;
   };
 
-  const relay = (event: SseEvent) => {
-    if (!(dropUsageChunk && event.data.includes('"choices":[]'))) write(formatSseEvent(event.data, event.event));
+  const relayEvent = (event: SseEvent) => {
+    if (!(dropUsageChunk && event.data.includes('"choices":[]'))) output.write(formatSseEvent(event.data, event.event));
   };
 
   const onEvent =
@@ -148,9 +189,9 @@ export async function streamAnswer(
           const parts = (decoder as StreamDecoder).push(event);
           if (sameFormat) {
             if (parts.some((part) => part.type === 'error')) upstreamErrorRelayed = true;
-            relay(event);
+            relayEvent(event);
           }
-          write(observe(parts));
+          output.write(observe(parts));
         }
       : (event: SseEvent) => {
           monitor.push(event);
@@ -161,7 +202,7 @@ export async function streamAnswer(
             result.error = monitor.error;
             upstreamErrorRelayed = true;
           }
-          relay(event);
+          relayEvent(event);
         };
 
   const parser = createSseParser(onEvent);
@@ -169,20 +210,20 @@ export async function streamAnswer(
     canSkip(monitor)
       ? createSkippingReader(parser, monitor, (text, events) => {
           result.events += events;
-          write(text);
+          output.write(text);
         })
       : (chunk: Uint8Array) => parser.push(chunk);
   let terminated = false;
-  const forget = activeStreams.add((error) => {
+  const forget = options.activeStreams.add((error) => {
     terminated = true;
     if (finished) {
       // The answer is whole: let it out rather than end it with an error.
-      flush();
+      output.flush();
       return;
     }
     result.error = error;
-    write(encoder === undefined ? clientFormat.errors.renderStreamError(error, requestId) : encoder.push({ type: 'error', error }));
-    flush();
+    output.write(encoder === undefined ? clientFormat.errors.renderStreamError(error, requestId) : encoder.push({ type: 'error', error }));
+    output.flush();
     upstream.body.destroy();
   });
   try {
@@ -190,33 +231,30 @@ export async function streamAnswer(
     // nothing is left alive (a pending promise per read lived that long and was pretenured).
     await upstream.body.forEach((chunk) => {
       read(chunk);
-      if (!finished) flush();
+      if (!finished) output.flush();
     });
     parser.end();
     const text = decoder === undefined ? '' : observe(decoder.end());
     const truncated = monitor?.end();
     if (truncated !== undefined && result.error === undefined) result.error = truncated;
     if (sameFormat && result.error !== undefined && !upstreamErrorRelayed) {
-      write(clientFormat.errors.renderStreamError(result.error, requestId));
+      output.write(clientFormat.errors.renderStreamError(result.error, requestId));
     } else {
-      write(text);
+      output.write(text);
     }
   } catch (error) {
     const failure = transportError(error, request.signal);
     if (!terminated) result.error = failure;
     if (!terminated && failure.kind !== 'client_closed') {
-      write(encoder === undefined ? clientFormat.errors.renderStreamError(failure, requestId) : encoder.push({ type: 'error', error: failure }));
+      output.write(encoder === undefined ? clientFormat.errors.renderStreamError(failure, requestId) : encoder.push({ type: 'error', error: failure }));
     }
   }
+  forget();
   clearInterval(keepAlive);
   result.upstreamBroke = result.error !== undefined && !terminated && result.error.kind !== 'client_closed';
   // A stream read whole within one turn leaves, head and all, in one write after beforeEnd.
   clearImmediate(headFlush);
   result.answer = accumulator.response;
   result.usage = monitor === undefined ? result.answer?.usage : monitor.usage;
-  if (!terminated) await beforeEnd(result);
-  flush();
-  forget();
-  response.end();
-  return result;
+  return terminated;
 }

@@ -1,0 +1,146 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { GatewayError, type StreamPart } from '@switchyard/canonical';
+import { wireFormats, type WireFormat } from '@switchyard/formats';
+import type { UpstreamResponse } from '@switchyard/providers';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ActiveStreams } from './active-streams.ts';
+import type { Exchange } from './exchange.ts';
+import { streamAnswer, type StreamOptions, type StreamResult } from './stream-answer.ts';
+
+const WORDS = Array.from({ length: 50 }, (_, index) => `word${index} `);
+
+/** A messages stream as an upstream sends it, in one piece. */
+function messagesStream(): string {
+  const encoder = wireFormats.messages.stream.createEncoder({ model: 'm', requestId: 'req_1' });
+  const parts: StreamPart[] = [
+    { type: 'start', id: 'msg_1', model: 'm', created: 1_760_000_000 },
+    ...WORDS.map((text): StreamPart => ({ type: 'text-delta', text })),
+    { type: 'finish', finishReason: { unified: 'stop', raw: 'end_turn' }, usage: { inputTokens: 30, outputTokens: WORDS.length } },
+  ];
+  return parts.map((part) => encoder.push(part)).join('');
+}
+
+function upstreamAnswer(text: string): UpstreamResponse {
+  return {
+    statusCode: 200,
+    headers: { 'content-type': 'text/event-stream' },
+    body: {
+      text: () => Promise.resolve(text),
+      forEach: (onChunk) => {
+        onChunk(Buffer.from(text));
+        return Promise.resolve();
+      },
+      destroy: () => undefined,
+    },
+  };
+}
+
+/** A chat-completions client of a messages upstream; only what streamAnswer reads of an exchange. */
+function translatedExchange(upstreamFormat: WireFormat): Exchange {
+  return {
+    request: { identity: { requestId: 'req_1' }, headers: {}, signal: new AbortController().signal },
+    clientFormat: wireFormats['chat-completions'],
+    upstreamFormat,
+    sameFormat: false,
+    canonical: { model: 'm', stream: true, includeUsage: true },
+    warnings: [],
+    answerId: undefined,
+  } as unknown as Exchange;
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+});
+
+/** Serves one streamed answer on loopback and reads it as a client would. */
+async function relayed(exchange: Exchange, upstream: UpstreamResponse, options: Omit<StreamOptions, 'keepAliveMs' | 'activeStreams' | 'watchOnly'>) {
+  let result: Promise<StreamResult> | undefined;
+  const server = createServer((_request, response) => {
+    result = streamAnswer(exchange, upstream, response, { 'x-request-id': 'req_1' }, {
+      keepAliveMs: 15_000,
+      activeStreams: new ActiveStreams(),
+      watchOnly: false,
+      ...options,
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  const body = await answer.text();
+  return { body, result: await (result as Promise<StreamResult>) };
+}
+
+describe('streamAnswer', () => {
+  it('translates the stream and, while the usage is made durable, holds nothing of the relay but what is left to send', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let decoder: WeakRef<object> | undefined;
+    const upstreamFormat: WireFormat = {
+      ...wireFormats.messages,
+      stream: {
+        ...wireFormats.messages.stream,
+        createDecoder: () => {
+          const created = wireFormats.messages.stream.createDecoder();
+          decoder = new WeakRef(created);
+          return created;
+        },
+      },
+    };
+    let decoderHeldWhileWaiting: boolean | undefined;
+    const { body, result } = await relayed(translatedExchange(upstreamFormat), upstreamAnswer(messagesStream()), {
+      // Under Redis the wait is a round trip, long enough for a scavenge to carry whatever the
+      // relay still holds into the old generation.
+      beforeEnd: async () => {
+        await sleep(0);
+        gc();
+        await sleep(0);
+        gc();
+        decoderHeldWhileWaiting = decoder?.deref() !== undefined;
+      },
+    });
+
+    expect(decoder).toBeDefined();
+    expect(decoderHeldWhileWaiting).toBe(false);
+    const chunks = body
+      .split('\n\n')
+      .filter((event) => event.startsWith('data: {'))
+      .map((event) => JSON.parse(event.slice('data: '.length)) as { choices: { delta: { content?: string }; finish_reason: string | null }[] });
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe(WORDS.join(''));
+    expect(chunks.some((chunk) => chunk.choices[0]?.finish_reason === 'stop')).toBe(true);
+    expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    expect(result.error).toBeUndefined();
+    expect(result.usage).toMatchObject({ inputTokens: 30, outputTokens: WORDS.length });
+    expect(result.answer?.content).toEqual([{ type: 'text', text: WORDS.join('') }]);
+    expect(result.generatedText()).toBe(WORDS.join(''));
+  });
+
+  it('lets the whole answer out when a shutdown comes while its usage is being made durable', async () => {
+    const activeStreams = new ActiveStreams();
+    let release: (() => void) | undefined;
+    const server = createServer((_request, response) => {
+      void streamAnswer(translatedExchange(wireFormats.messages), upstreamAnswer(messagesStream()), response, {}, {
+        keepAliveMs: 15_000,
+        activeStreams,
+        watchOnly: false,
+        beforeEnd: () => new Promise<void>((resolve) => (release = resolve)),
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const reader = (answer.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    let received = '';
+    await expect.poll(() => release !== undefined).toBe(true);
+    activeStreams.terminateAll(new GatewayError('unavailable', 'shutting down'));
+    // The end arrives though beforeEnd has not settled, and no error event with it.
+    while (!received.includes('data: [DONE]')) received += (await reader.read()).value ?? '';
+    expect(received).not.toContain('"error"');
+    (release as () => void)();
+    while (!(await reader.read()).done);
+  });
+});
