@@ -5,6 +5,7 @@ import { convertInputUsageToCanonical, convertUsageToCanonical, mergeUsage, type
 import { errorFromStreamEvent } from './errors.ts';
 import { mapStopReasonToCanonical } from './map-stop-reason.ts';
 import { parseStreamEvent, type MessagesStreamEvent } from './parse-stream-event.ts';
+import { readTextDelta } from './read-text-delta.ts';
 
 /** An event whose data is not a JSON object: it ends the stream. */
 export function unreadableStreamEvent(): GatewayError {
@@ -81,13 +82,18 @@ export function createStreamDecoder(): StreamDecoder {
     }
   }
 
+  /** Text for an open block; what an unknown block says is not the answer's. */
+  function onTextDelta(index: number, text: string | undefined): StreamPart[] {
+    return text && blocks.has(index) ? [{ type: 'text-delta', text }] : [];
+  }
+
   function onBlockDelta(event: MessagesStreamEvent): StreamPart[] {
     const block = blocks.get(event.index ?? -1);
     const delta = event.delta;
     if (block === undefined || delta === undefined) return [];
     switch (delta.type) {
       case 'text_delta':
-        return delta.text ? [{ type: 'text-delta', text: delta.text }] : [];
+        return onTextDelta(event.index ?? -1, delta.text);
       case 'input_json_delta':
         return block.kind === 'tool' && delta.partial_json
           ? [{ type: 'tool-call-delta', index: block.ordinal, argumentsDelta: delta.partial_json }]
@@ -127,6 +133,10 @@ export function createStreamDecoder(): StreamDecoder {
     push(sseEvent: SseEvent): StreamPart[] {
       // Pings are the vendor's keep-alives; the router sends its own.
       if (done || sseEvent.event === 'ping') return [];
+      if (sseEvent.event === undefined || sseEvent.event === 'content_block_delta') {
+        const delta = readTextDelta(sseEvent.data);
+        if (delta !== undefined) return onTextDelta(delta.index, delta.text);
+      }
       const event = parseStreamEvent(sseEvent.data);
       if (event === undefined) return fail(unreadableStreamEvent());
       switch (event.type) {
