@@ -5,6 +5,7 @@ import type { StreamDecoder } from '../wire-format.ts';
 import { convertPartToCanonical } from './convert-parts.ts';
 import { convertUsageToCanonical } from './convert-usage.ts';
 import { errorFromUpstream } from './errors.ts';
+import { isPlainChunk } from './is-plain-chunk.ts';
 import { mapFinishReasonToCanonical } from './map-finish-reason.ts';
 import { generateContentResponseSchema, type GenerateContentResponse, type UsageMetadata } from './response-schema.ts';
 import type { Part } from './schema.ts';
@@ -25,6 +26,7 @@ export function readStreamChunk(data: string): GenerateContentResponse | Gateway
   if (isRecord(value) && isRecord(value.error)) {
     return errorFromUpstream(typeof value.error.code === 'number' ? value.error.code : 500, value);
   }
+  if (isPlainChunk(value)) return value;
   const parsed = generateContentResponseSchema.safeParse(value);
   if (!parsed.success) {
     return new GatewayError('upstream_error', 'The upstream stream sent a chunk that is not a GenerateContentResponse.', { cause: parsed.error });

@@ -1,0 +1,41 @@
+import { isRecord } from '../shared/index.ts';
+import type { GenerateContentResponse } from './response-schema.ts';
+
+const USAGE_COUNTS = ['promptTokenCount', 'candidatesTokenCount', 'thoughtsTokenCount', 'toolUsePromptTokenCount', 'cachedContentTokenCount', 'totalTokenCount'];
+const PLAIN_PART_KEYS = new Set(['text', 'thought', 'thoughtSignature']);
+
+const nullishOr = (value: unknown, type: 'string' | 'number' | 'boolean'): boolean => value == null || typeof value === type;
+
+/**
+ * A stream chunk of text (or thought) parts only, shaped as the schema reads it unchanged: what
+ * almost every chunk of an answer is. For such a chunk `generateContentResponseSchema` would
+ * succeed and hand back the same value, so the decoder takes it as it is and skips the schema,
+ * which was most of the decoder's cost per chunk (docs/performance.md). The check is strict
+ * where the schema transforms (a part's snake_case keys, `parts` given as one object) and where
+ * it checks nested shapes (other part kinds, `promptFeedback`); such chunks, and anything else
+ * unusual, answer false and go through the schema.
+ */
+export function isPlainChunk(value: unknown): value is GenerateContentResponse {
+  if (!isRecord(value) || value.promptFeedback != null) return false;
+  if (!nullishOr(value.modelVersion, 'string') || !nullishOr(value.responseId, 'string')) return false;
+  const usage = value.usageMetadata;
+  if (usage != null && !(isRecord(usage) && USAGE_COUNTS.every((key) => nullishOr(usage[key], 'number')))) return false;
+  const candidates = value.candidates;
+  if (candidates == null) return true;
+  return Array.isArray(candidates) && candidates.every(isPlainCandidate);
+}
+
+function isPlainCandidate(candidate: unknown): boolean {
+  if (!isRecord(candidate) || !nullishOr(candidate.index, 'number') || !nullishOr(candidate.finishReason, 'string')) return false;
+  const content = candidate.content;
+  if (content == null) return true;
+  if (!isRecord(content) || !nullishOr(content.role, 'string')) return false;
+  const parts = content.parts;
+  return parts == null || (Array.isArray(parts) && parts.every(isPlainPart));
+}
+
+function isPlainPart(part: unknown): boolean {
+  if (!isRecord(part)) return false;
+  for (const key in part) if (!PLAIN_PART_KEYS.has(key)) return false;
+  return nullishOr(part.text, 'string') && nullishOr(part.thought, 'boolean') && nullishOr(part.thoughtSignature, 'string');
+}
