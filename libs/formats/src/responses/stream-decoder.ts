@@ -15,6 +15,7 @@ import {
   stringField,
   type WireObject,
 } from './read-wire-object.ts';
+import { readTextDelta } from './read-text-delta.ts';
 
 interface OpenCall {
   index: number;
@@ -51,6 +52,15 @@ export function createStreamDecoder(): StreamDecoder {
   function finish(parts: StreamPart[], part: StreamPart): StreamPart[] {
     ended = true;
     parts.push(part);
+    return parts;
+  }
+
+  function outputText(text: string | undefined): StreamPart[] {
+    const parts: StreamPart[] = [];
+    if (text === undefined || text === '') return parts;
+    ensureStarted(parts, undefined);
+    parts.push({ type: 'text-delta', text });
+    partStreamed = true;
     return parts;
   }
 
@@ -91,6 +101,10 @@ export function createStreamDecoder(): StreamDecoder {
   return {
     push(event: SseEvent): StreamPart[] {
       if (ended) return [];
+      if (event.event === undefined || event.event === 'response.output_text.delta') {
+        const text = readTextDelta(event.data);
+        if (text !== undefined) return outputText(text);
+      }
       const data = parseWireObject(event.data);
       const parts: StreamPart[] = [];
       if (data === undefined) return finish(parts, { type: 'error', error: unreadableStreamEvent() });
@@ -104,12 +118,12 @@ export function createStreamDecoder(): StreamDecoder {
         case 'response.reasoning_summary_text.delta':
         case 'response.reasoning_text.delta': {
           const delta = stringField(data, 'delta');
+          if (type === 'response.output_text.delta') return outputText(delta);
           if (delta === undefined || delta === '') return parts;
           ensureStarted(parts, undefined);
-          if (type === 'response.output_text.delta') parts.push({ type: 'text-delta', text: delta });
-          else if (type === 'response.refusal.delta') parts.push({ type: 'refusal-delta', text: delta });
+          if (type === 'response.refusal.delta') parts.push({ type: 'refusal-delta', text: delta });
           else parts.push(reasoningDelta(delta, data));
-          partStreamed ||= type === 'response.output_text.delta' || type === 'response.refusal.delta';
+          partStreamed ||= type === 'response.refusal.delta';
           return parts;
         }
         case 'response.content_part.added':
