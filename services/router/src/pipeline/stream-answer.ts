@@ -114,7 +114,8 @@ export async function streamAnswer(
   // are garbage before the wait for beforeEnd (a Redis round trip), which would otherwise carry
   // them through a scavenge into the old generation (docs/performance.md).
   if (!terminated) {
-    // A shutdown during the wait lets the whole answer out rather than end it with an error.
+    // A shutdown during the wait lets out what was held back (the answer's end, or the error
+    // that ended it) rather than add an error of its own.
     const forget = options.activeStreams.add(() => output.flush());
     await options.beforeEnd(result);
     forget();
