@@ -1,5 +1,5 @@
 import type { SseEvent } from '@switchyard/sse';
-import { looksLikeObject, nonNullKeyPattern } from '../shared/index.ts';
+import { looksLikeObject, nonNullKeyPattern, unescapeJsonString } from '../shared/index.ts';
 
 /** Keys that make a chunk more than a text delta: such chunks are parsed in full. */
 const BEYOND_TEXT = nonNullKeyPattern(['finish_reason', 'usage', 'error', 'tool_calls', 'refusal', 'reasoning_content', 'reasoning']);
@@ -7,7 +7,6 @@ const BEYOND_TEXT = nonNullKeyPattern(['finish_reason', 'usage', 'error', 'tool_
 /** The string value of a `content` key, still JSON-escaped. */
 const CONTENT = /"content"[ \t\n\r]*:[ \t\n\r]*"((?:[^"\\]|\\.)*)"/;
 const CONTENT_KEY = '"content"';
-const BACKSLASH = '\\';
 
 /**
  * The text of a chunk that carries nothing but a content delta (most chunks of a stream),
@@ -25,11 +24,5 @@ export function readTextDelta(event: SseEvent): string | undefined {
   if (first === -1) return '';
   const match = CONTENT.exec(data);
   if (match === null || match.index !== first || data.includes(CONTENT_KEY, first + match[0].length)) return undefined;
-  const escaped = match[1] as string;
-  if (!escaped.includes(BACKSLASH)) return escaped;
-  try {
-    return JSON.parse(`"${escaped}"`) as string;
-  } catch {
-    return undefined;
-  }
+  return unescapeJsonString(match[1] as string);
 }

@@ -1,3 +1,5 @@
+import { unescapeJsonString } from '../shared/index.ts';
+
 /**
  * A text `content_block_delta` written as the messages API writes it: compact, its keys in this
  * order, nothing else in it. Anchored at both ends, so an event that says anything more cannot
@@ -5,7 +7,6 @@
  * allows DEL and the C1 controls raw, which then only go to the full parse).
  */
 const TEXT_DELTA = /^\{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"text_delta","text":"((?:[^"\\\p{Cc}]|\\.)*)"\}\}$/u;
-const BACKSLASH = '\\';
 
 export interface TextDelta {
   /** The content block's index. */
@@ -22,11 +23,6 @@ export interface TextDelta {
 export function readTextDelta(data: string): TextDelta | undefined {
   const match = TEXT_DELTA.exec(data);
   if (match === null) return undefined;
-  const escaped = match[2] as string;
-  if (!escaped.includes(BACKSLASH)) return { index: Number(match[1]), text: escaped };
-  try {
-    return { index: Number(match[1]), text: JSON.parse(`"${escaped}"`) as string };
-  } catch {
-    return undefined;
-  }
+  const text = unescapeJsonString(match[2] as string);
+  return text === undefined ? undefined : { index: Number(match[1]), text };
 }

@@ -1,10 +1,9 @@
-import { endsLikeObject, leadingTypeStartingWith } from '../shared/index.ts';
+import { endsLikeObject, leadingTypeStartingWith, unescapeJsonString } from '../shared/index.ts';
 
 const OUTPUT_TEXT_DELTA = leadingTypeStartingWith('response.output_text.delta"');
 /** A compact `"delta"` key with a string value, still JSON-escaped; no raw control character, as in JSON. */
 const DELTA = /"delta":"((?:[^"\\\p{Cc}]|\\.)*)"/u;
 const DELTA_KEY = '"delta"';
-const BACKSLASH = '\\';
 
 /**
  * The text of a `response.output_text.delta` event (most events of an answer), read without
@@ -18,11 +17,5 @@ export function readTextDelta(data: string): string | undefined {
   if (!OUTPUT_TEXT_DELTA.test(data) || !endsLikeObject(data)) return undefined;
   const match = DELTA.exec(data);
   if (match === null || data.indexOf(DELTA_KEY) !== match.index || data.includes(DELTA_KEY, match.index + match[0].length)) return undefined;
-  const escaped = match[1] as string;
-  if (!escaped.includes(BACKSLASH)) return escaped;
-  try {
-    return JSON.parse(`"${escaped}"`) as string;
-  } catch {
-    return undefined;
-  }
+  return unescapeJsonString(match[1] as string);
 }

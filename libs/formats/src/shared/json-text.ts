@@ -59,3 +59,17 @@ export function looksLikeObject(data: string): boolean {
 export function endsLikeObject(data: string): boolean {
   return data.charCodeAt(data.length - 1) === CLOSE_BRACE;
 }
+
+/**
+ * The text of a JSON string read out of an event's JSON text still escaped (what is between the
+ * quotes): unescaped, or undefined when an escape is invalid. Most deltas hold no escape and are
+ * returned as they are.
+ */
+export function unescapeJsonString(escaped: string): string | undefined {
+  if (!escaped.includes('\\')) return escaped;
+  try {
+    return JSON.parse(`"${escaped}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
