@@ -44,8 +44,49 @@ const chunkObject = fc.record(
   { requiredKeys: ['choices'] },
 );
 
+/**
+ * A chunk laid out as OpenAI writes it, keys in its order: what the anchored pattern reads.
+ * Each optional key is sometimes absent and sometimes holds a value that says more than text.
+ */
+const openAiChunk = fc
+  .record({
+    serviceTier: fc.constantFrom('absent', 'default'),
+    fingerprint: fc.constantFrom('absent', 'fp_1', null),
+    role: fc.boolean(),
+    content: text,
+    refusal: fc.oneof(fc.constantFrom('absent', null), text),
+    logprobs: fc.constantFrom('absent', null, { content: [] }),
+    finishReason: fc.constantFrom(null, null, 'stop'),
+    usage: fc.constantFrom('absent', null, { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 }),
+    obfuscation: fc.oneof(fc.constant('absent'), fc.string()),
+    index: fc.constantFrom(0, 0, 1),
+  })
+  .map((chunk) => {
+    const given = <T,>(key: string, value: T) => (value === 'absent' ? {} : { [key]: value });
+    return {
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 10,
+      model: 'gpt-4o',
+      ...given('service_tier', chunk.serviceTier),
+      ...given('system_fingerprint', chunk.fingerprint),
+      choices: [
+        {
+          index: chunk.index,
+          delta: { ...(chunk.role ? { role: 'assistant' } : {}), content: chunk.content, ...given('refusal', chunk.refusal) },
+          ...given('logprobs', chunk.logprobs),
+          finish_reason: chunk.finishReason,
+        },
+      ],
+      ...given('usage', chunk.usage),
+      ...given('obfuscation', chunk.obfuscation),
+    };
+  });
+
 /** Compact as most servers write it, or spaced as some do. */
-const event = fc.tuple(chunkObject, fc.boolean()).map(([object, spaced]) => ({ data: spaced ? JSON.stringify(object, null, 1) : JSON.stringify(object) }));
+const event = fc
+  .tuple(fc.oneof(chunkObject, openAiChunk), fc.boolean())
+  .map(([object, spaced]) => ({ data: spaced ? JSON.stringify(object, null, 1) : JSON.stringify(object) }));
 
 describe('readTextDelta', () => {
   it('should decode every stream exactly as parsing each chunk does', () => {

@@ -4,6 +4,15 @@ import { looksLikeObject, nonNullKeyPattern, unescapeJsonString } from '../share
 /** Keys that make a chunk more than a text delta: such chunks are parsed in full. */
 const BEYOND_TEXT = nonNullKeyPattern(['finish_reason', 'usage', 'error', 'tool_calls', 'refusal', 'reasoning_content', 'reasoning']);
 
+/**
+ * A content chunk whole, laid out as OpenAI writes it (and our own encoder, and many compatible
+ * servers): compact, keys in this order, the optional ones only with the values shown. Anchored
+ * at both ends, so it matches only chunks that say nothing beyond their text, and it reads them
+ * in one pass; any other layout takes the key checks below.
+ */
+const COMPACT_CONTENT_CHUNK =
+  /^\{"id":"[^"\\]*","object":"chat\.completion\.chunk","created":\d+,"model":"[^"\\]*",(?:"service_tier":"[^"\\]*",)?(?:"system_fingerprint":(?:"[^"\\]*"|null),)?"choices":\[\{"index":0,"delta":\{(?:"role":"assistant",)?"content":"((?:[^"\\\p{Cc}]|\\.)*)"(?:,"refusal":null)?\},(?:"logprobs":null,)?"finish_reason":null\}\](?:,"usage":null)?(?:,"obfuscation":"[^"\\]*")?\}$/u;
+
 /** The string value of a `content` key, still JSON-escaped. */
 const CONTENT = /"content"[ \t\n\r]*:[ \t\n\r]*"((?:[^"\\]|\\.)*)"/;
 const CONTENT_KEY = '"content"';
@@ -19,7 +28,10 @@ const CONTENT_KEY = '"content"';
  */
 export function readTextDelta(event: SseEvent): string | undefined {
   const data = event.data;
-  if (event.event !== undefined || !looksLikeObject(data) || BEYOND_TEXT.test(data)) return undefined;
+  if (event.event !== undefined) return undefined;
+  const compact = COMPACT_CONTENT_CHUNK.exec(data);
+  if (compact !== null) return unescapeJsonString(compact[1] as string);
+  if (!looksLikeObject(data) || BEYOND_TEXT.test(data)) return undefined;
   const first = data.indexOf(CONTENT_KEY);
   if (first === -1) return '';
   const match = CONTENT.exec(data);
