@@ -219,12 +219,16 @@ tenants:
 
   /**
    * SIGKILL the worker (no drain) at a moment it holds jobs, so they are abandoned mid-flight,
-   * then start a new one. The worker is frozen (SIGSTOP) while its active jobs are read, so what
-   * it holds cannot finish between the look and the kill; tried for at most 3 s.
+   * then start a new one. A worker holds a job for a few milliseconds of the time between the
+   * moves of staged usage, so the active count is polled back to back (one cheap call, the
+   * worker running meanwhile); once it is non-zero the worker is frozen (SIGSTOP) and its
+   * active jobs read, so what it holds cannot finish between the look and the kill. Tried for
+   * at most 10 s, while the traffic before the last quarter still flows.
    */
   const crashAndReplaceWorker = async () => {
     const exited = once(worker.child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    for (const started = Date.now(); Date.now() - started < 3_000; ) {
+    for (const started = Date.now(); Date.now() - started < 10_000; ) {
+      if ((await queue.getActiveCount()) === 0) continue;
       worker.child.kill('SIGSTOP');
       const held = (await queue.getActive()).map((job) => job.id ?? '');
       if (held.length > 0) {
@@ -232,7 +236,6 @@ tenants:
         break;
       }
       worker.child.kill('SIGCONT');
-      await sleep(10);
     }
     worker.kill();
     killedAt = Date.now();
