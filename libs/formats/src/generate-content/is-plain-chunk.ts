@@ -18,11 +18,17 @@ const nullishOr = (value: unknown, type: 'string' | 'number' | 'boolean'): boole
 export function isPlainChunk(value: unknown): value is GenerateContentResponse {
   if (!isRecord(value) || value.promptFeedback != null) return false;
   if (!nullishOr(value.modelVersion, 'string') || !nullishOr(value.responseId, 'string')) return false;
-  const usage = value.usageMetadata;
-  if (usage != null && !(isRecord(usage) && USAGE_COUNTS.every((key) => nullishOr(usage[key], 'number')))) return false;
+  if (value.usageMetadata != null && !isPlainUsage(value.usageMetadata)) return false;
   const candidates = value.candidates;
   if (candidates == null) return true;
   return Array.isArray(candidates) && candidates.every(isPlainCandidate);
+}
+
+/** Per chunk, so a loop rather than a callback made for each call. */
+function isPlainUsage(usage: unknown): boolean {
+  if (!isRecord(usage)) return false;
+  for (const key of USAGE_COUNTS) if (!nullishOr(usage[key], 'number')) return false;
+  return true;
 }
 
 function isPlainCandidate(candidate: unknown): boolean {
