@@ -28,7 +28,8 @@ export class CatalogIndex {
   readonly #principals = new Map<string, Principal>();
   readonly #tenants = new Map<string, TenantRecord>();
   readonly #models = new Map<string, ModelRecord>();
-  readonly #keysById = new Map<string, KeyRecord>();
+  /** Tenant id → key id → key: two reads of strings the caller already holds, where one composite key would be built (and hashed) per call. */
+  readonly #keysByTenant = new Map<string, Map<string, KeyRecord>>();
 
   constructor(snapshot: CatalogSnapshot) {
     this.snapshot = snapshot;
@@ -38,7 +39,9 @@ export class CatalogIndex {
       // As before the memo: of two records with one digest the last wins, also when its tenant is missing.
       if (tenant === undefined) this.#principals.delete(key.sha256);
       else this.#principals.set(key.sha256, Object.freeze({ key, tenant }));
-      this.#keysById.set(`${key.tenantId}\u0000${key.id}`, key);
+      let keys = this.#keysByTenant.get(key.tenantId);
+      if (keys === undefined) this.#keysByTenant.set(key.tenantId, (keys = new Map()));
+      keys.set(key.id, key);
     }
     for (const model of snapshot.models) this.#models.set(model.name, model);
   }
@@ -68,7 +71,7 @@ export class CatalogIndex {
   }
 
   keyOf(tenantId: string, keyId: string): KeyRecord | undefined {
-    return this.#keysById.get(`${tenantId}\u0000${keyId}`);
+    return this.#keysByTenant.get(tenantId)?.get(keyId);
   }
 
   model(name: string): ModelRecord | undefined {
