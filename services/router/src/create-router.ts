@@ -28,7 +28,7 @@ import {
   type Span,
   type Tracer,
 } from '@switchyard/telemetry';
-import { computeCostMicros, type UsageSink } from '@switchyard/usage-events';
+import { computeCostMicros, type UsageEvent, type UsageSink } from '@switchyard/usage-events';
 import { ActiveStreams } from './pipeline/active-streams.ts';
 import { DeploymentHealth } from './routing/deployment-health.ts';
 import type { UpstreamTimeouts } from './pipeline/call-upstream.ts';
@@ -204,6 +204,8 @@ export function createRouter(options: RouterOptions): Router {
 
   /** GenAI semantic-convention attributes, once the outcome is known. Never a key, only ids. */
   function describeSpan(span: Span, exchange: Exchange | undefined, outcome: ExchangeOutcome, failure: GatewayError | undefined): void {
+    // With tracing off the span is a shared no-op: its name and attributes would be built for nothing.
+    if (!span.isRecording()) return;
     span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, outcome.status);
     // Server-side failures are span errors; a client's own mistake (4xx) is not (OTel HTTP conventions).
     if (failure !== undefined && failure.status >= 500) recordSpanError(span, failure);
@@ -232,31 +234,34 @@ export function createRouter(options: RouterOptions): Router {
     if (sink === undefined || (request.route.operation !== 'generate' && request.route.operation !== 'embeddings')) return Promise.resolve();
     const model = exchange?.canonical.model ?? outcome.model ?? request.route.model ?? 'unknown';
     const usage = outcome.usage;
-    const prices = catalog.current().model(model)?.prices;
-    const tokens = {
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      ...(usage.cacheReadTokens === undefined ? {} : { cachedTokens: usage.cacheReadTokens }),
-      ...(usage.reasoningTokens === undefined ? {} : { reasoningTokens: usage.reasoningTokens }),
-    };
-    return sink.emit({
-      requestId: request.identity.requestId,
-      tenantId: request.identity.tenantId,
-      keyId: request.identity.keyId,
+    const { identity } = request;
+    // Optional fields are set when present rather than spread from conditional literals: each of
+    // those spreads built and copied a throwaway object, and this runs once per request.
+    const event: UsageEvent = {
+      requestId: identity.requestId,
+      tenantId: identity.tenantId,
+      keyId: identity.keyId,
       format: request.route.format,
       model,
       status: outcome.status,
       stream: exchange?.canonical.stream ?? outcome.stream === true,
-      ...tokens,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
       estimated: usage.estimated === true,
       latencyMs: performance.now() - request.receivedAt,
       occurredAt: Date.now(),
-      ...(exchange === undefined
-        ? {}
-        : { upstreamProtocol: exchange.upstreamFormat.id, provider: exchange.endpoint.providerId, upstreamModel: exchange.deployment.model }),
-      ...(outcome.firstByteAt === undefined ? {} : { timeToFirstTokenMs: outcome.firstByteAt - request.receivedAt }),
-      ...(prices === undefined ? {} : { costMicros: computeCostMicros(tokens, prices) }),
-    });
+    };
+    if (usage.cacheReadTokens !== undefined) event.cachedTokens = usage.cacheReadTokens;
+    if (usage.reasoningTokens !== undefined) event.reasoningTokens = usage.reasoningTokens;
+    if (exchange !== undefined) {
+      event.upstreamProtocol = exchange.upstreamFormat.id;
+      event.provider = exchange.endpoint.providerId;
+      event.upstreamModel = exchange.deployment.model;
+    }
+    if (outcome.firstByteAt !== undefined) event.timeToFirstTokenMs = outcome.firstByteAt - request.receivedAt;
+    const prices = catalog.current().model(model)?.prices;
+    if (prices !== undefined) event.costMicros = computeCostMicros(event, prices);
+    return sink.emit(event);
   }
 
   /** Corrects the TPM window and budgets from the admission estimate to the real usage, streams included. */

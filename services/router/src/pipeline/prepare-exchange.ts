@@ -7,7 +7,7 @@ import type { ResponseStore, SignatureStore } from '../responses-store/index.ts'
 import type { Exchange } from './exchange.ts';
 import { parseJsonBody } from './parse-json-body.ts';
 import { expandPreviousResponse } from './responses-state.ts';
-import { restoreCallSignatures } from './signature-continuity.ts';
+import { restoreCallSignatures, unsignedCallIds } from './signature-continuity.ts';
 
 /** A decoded, authorised request, before any deployment is chosen. */
 export interface PreparedRequest {
@@ -38,8 +38,10 @@ export async function prepareRequest(
   const context = request.route.model === undefined ? {} : { model: request.route.model, stream: request.route.stream === true };
   const canonical = clientFormat.request.toCanonical(body, context);
   const { model, tenant, key } = authoriseModel(request, index, canonical.model);
-  const expanded = await expandPreviousResponse(responseStore, request.identity.tenantId, canonical);
-  canonical.messages = await restoreCallSignatures(signatureStore, request.identity.tenantId, canonical.messages);
+  // Both stores are asked only when the request needs them: an await costs every request a turn of the microtask queue.
+  const expanded = canonical.previousResponseId !== undefined && (await expandPreviousResponse(responseStore, request.identity.tenantId, canonical));
+  const unsigned = unsignedCallIds(canonical.messages);
+  if (unsigned.length > 0) canonical.messages = await restoreCallSignatures(signatureStore, request.identity.tenantId, canonical.messages, unsigned);
   return { request, clientFormat, canonical, clientBody: body as Record<string, unknown>, model, tenant, key, expanded };
 }
 

@@ -1,4 +1,4 @@
-import type { CanonicalMessage, CanonicalResponse, ContentPart, ReasoningPart, ToolCallPart } from '@switchyard/canonical';
+import type { CanonicalMessage, CanonicalResponse, ContentPart, ReasoningPart } from '@switchyard/canonical';
 import type { CallSignatures, SignatureStore } from '../responses-store/index.ts';
 
 /**
@@ -25,16 +25,30 @@ export function collectCallSignatures(answer: CanonicalResponse): Map<string, Ca
  * format sent the history). Encoders keep only their own vendor's, so this is safe whatever
  * the upstream. Returns the messages unchanged when there is nothing to restore.
  */
-export async function restoreCallSignatures(store: SignatureStore, tenantId: string, messages: CanonicalMessage[]): Promise<CanonicalMessage[]> {
-  const bare = messages.flatMap((message) =>
-    message.role === 'assistant' && !message.content.some(isSigned)
-      ? message.content.filter((part): part is ToolCallPart => part.type === 'tool-call' && part.signature === undefined).map((part) => part.id)
-      : [],
-  );
+export async function restoreCallSignatures(
+  store: SignatureStore,
+  tenantId: string,
+  messages: CanonicalMessage[],
+  bare: string[] = unsignedCallIds(messages),
+): Promise<CanonicalMessage[]> {
   if (bare.length === 0) return messages;
   const stored = await store.load(tenantId, bare);
   if (stored.size === 0) return messages;
   return messages.map((message) => (message.role === 'assistant' ? restoreTurn(message, stored) : message));
+}
+
+/**
+ * Ids of the tool calls in assistant turns with nothing signed: those a signature could be
+ * missing from. Checked for every request before the store is asked, so most (no tool calls)
+ * cost one pass over the messages and no await.
+ */
+export function unsignedCallIds(messages: CanonicalMessage[]): string[] {
+  const ids: string[] = [];
+  for (const message of messages) {
+    if (message.role !== 'assistant' || message.content.some(isSigned)) continue;
+    for (const part of message.content) if (part.type === 'tool-call' && part.signature === undefined) ids.push(part.id);
+  }
+  return ids;
 }
 
 /** Restored reasoning leads the turn (messages requires thinking blocks first); call signatures go back on their calls. */

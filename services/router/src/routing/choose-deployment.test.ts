@@ -63,4 +63,15 @@ describe('chooseDeployment', () => {
     health.begin('a/x');
     expect(chooseDeployment(limited, health, new Set())?.provider).toBe('b');
   });
+
+  it('should treat a lone deployment as the general path does: excluded, cooling and full all mean none', () => {
+    const lone = (rpm?: number) => model({ deployments: [{ provider: 'a', model: 'x', weight: 1, ...(rpm === undefined ? {} : { rpm }) }] });
+    const health = new DeploymentHealth({ failureThreshold: 1 });
+    expect(chooseDeployment(lone(), health, new Set())?.provider).toBe('a');
+    expect(chooseDeployment(lone(), health, new Set(['a/x']))).toBeUndefined();
+    health.begin('a/x');
+    expect(chooseDeployment(lone(1), health, new Set())).toBeUndefined();
+    health.fail('a/x');
+    expect(chooseDeployment(lone(), health, new Set())).toBeUndefined();
+  });
 });

@@ -14,6 +14,13 @@ export function chooseDeployment(
   exclude: ReadonlySet<string>,
   random: () => number = Math.random,
 ): DeploymentRecord | undefined {
+  if (model.deployments.length === 1) {
+    // Most models have one deployment: no tiers to order and nothing to rank, so none of the
+    // arrays below is worth building on every request.
+    const only = model.deployments[0] as DeploymentRecord;
+    const key = deploymentKey(only.provider, only.model);
+    return !exclude.has(key) && health.hasCapacity(key, only.rpm) && health.tryAcquire(key) ? only : undefined;
+  }
   const tiers = [...new Set(model.deployments.map((deployment) => deployment.priority ?? 0))].sort((a, b) => a - b);
   for (const tier of tiers) {
     const candidates = model.deployments.filter(
