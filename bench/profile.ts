@@ -3,9 +3,12 @@
  * `node --cpu-prof`, loaded with one scenario (same load tool and pinning as bench/run.ts),
  * stopped with SIGTERM (the profile is written on exit) and summarised.
  *
- *   node bench/profile.ts [--scenarios chat,chat-stream,chat>messages-stream] [--seconds 15] [--target all]
+ *   node bench/profile.ts [--scenarios chat,chat-stream,chat>messages-stream] [--seconds 15] [--target all] [--alloc]
  *
- * Writes bench/results/<date>/profile-<scenario>.{cpuprofile,md}.
+ * Writes bench/results/<date>/profile-<target>-<scenario>.{cpuprofile,md}. With --alloc it
+ * samples allocations instead of time (allocation-sampler.ts), from the end of the warm-up to
+ * the end of the load, and writes allocations-<target>-<scenario>.{heapprofile,md}: bytes
+ * allocated per request, which a noisy machine does not blur as it does times.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -15,13 +18,15 @@ import { parseArgs } from 'node:util';
 import { runLoad, setLoadTool, wrkAvailable } from './lib/load.ts';
 import { pinningAvailable, setPinning } from './lib/processes.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
+import { renderAllocations, summariseAllocations, type HeapProfile } from './lib/summarise-allocations.ts';
 import { renderProfile, summariseProfile } from './lib/summarise-profile.ts';
 import { BENCH_KEY, startSimulator, startTarget, type TargetId } from './lib/targets.ts';
 import { log, sleep } from './lib/util.ts';
 
 const { values } = parseArgs({
-  options: { scenarios: { type: 'string' }, seconds: { type: 'string' }, target: { type: 'string' }, connections: { type: 'string' } },
+  options: { scenarios: { type: 'string' }, seconds: { type: 'string' }, target: { type: 'string' }, connections: { type: 'string' }, alloc: { type: 'boolean' } },
 });
+const ALLOCATION_SAMPLER = fileURLToPath(new URL('./lib/allocation-sampler.ts', import.meta.url));
 const scenarioIds = values.scenarios?.split(',') ?? ['chat', 'chat-stream', 'chat>messages-stream'];
 const seconds = Number(values.seconds ?? 15);
 const targetId = (values.target ?? 'all') as TargetId;
@@ -39,9 +44,13 @@ try {
     const scenario = SCENARIOS.find((s) => s.id === id);
     if (scenario === undefined) throw new Error(`unknown scenario ${id}`);
     const profileDirectory = join(directory, `.profile-${Date.now()}`);
+    const safe = id.replaceAll('>', '-to-');
+    if (values.alloc === true) {
+      sections.push(...(await sampleAllocations(id, safe, profileDirectory)));
+      rmSync(profileDirectory, { recursive: true, force: true });
+      continue;
+    }
     const target = await startTarget(targetId, simulator.url, ['--cpu-prof', '--cpu-prof-dir', profileDirectory]);
-    // In split mode the pids are catalog, router, ingress in that order.
-    const pidNames = new Map(target.pids.map((pid, index) => [pid, ['catalog', 'router', 'ingress'][index] ?? `pid ${pid}`]));
     try {
       const call = scenario.call(target.kind, { key: BENCH_KEY, simulatorUrl: simulator.url });
       if (call === undefined) throw new Error(`${targetId} cannot serve ${id}`);
@@ -56,10 +65,9 @@ try {
     // catalog is started without the profiler.
     const files = readdirSync(profileDirectory).filter((file) => file.endsWith('.cpuprofile'));
     if (files.length === 0) throw new Error(`no profile written in ${profileDirectory}`);
-    const safe = id.replaceAll('>', '-to-');
     for (const [index, file] of files.entries()) {
       const pid = /\.(\d+)\.\d+\.\d+\.cpuprofile$/.exec(file)?.[1] ?? String(index);
-      const role = targetId === 'split' ? (pidNames.get(Number(pid)) ?? `pid ${pid}`) : targetId;
+      const role = roleOf(target.pids, Number(pid));
       const kept = join(directory, `profile-${targetId}-${safe}${files.length > 1 ? `-${role.replaceAll(' ', '-')}` : ''}.cpuprofile`);
       renameSync(join(profileDirectory, file), kept);
       const summary = summariseProfile(JSON.parse(readFileSync(kept, 'utf8')), 30);
@@ -73,3 +81,46 @@ try {
   await simulator.started.stop();
 }
 process.stdout.write(sections.join('\n'));
+
+/** Split mode's pids are catalog, router, ingress in that order. */
+function roleOf(pids: number[], pid: number): string {
+  return targetId === 'split' ? (['catalog', 'router', 'ingress'][pids.indexOf(pid)] ?? `pid ${pid}`) : targetId;
+}
+
+/** One scenario under the allocation sampler: one profile per target process, sampled over the measured load only. */
+async function sampleAllocations(id: string, safe: string, profileDirectory: string): Promise<string[]> {
+  mkdirSync(profileDirectory, { recursive: true });
+  process.env.SWITCHYARD_BENCH_ALLOCATIONS = profileDirectory;
+  const target = await startTarget(targetId, simulator.url, ['--import', ALLOCATION_SAMPLER]);
+  const connections = Number(values.connections ?? 50);
+  let requests: number;
+  try {
+    const call = SCENARIOS.find((s) => s.id === id)?.call(target.kind, { key: BENCH_KEY, simulatorUrl: simulator.url });
+    if (call === undefined) throw new Error(`${targetId} cannot serve ${id}`);
+    await runLoad({ baseUrl: target.url, call, connections, seconds: 2 });
+    // Split mode's catalog runs without the sampler (as without the CPU profiler); the signal would end it.
+    const sampled = targetId === 'split' ? target.pids.slice(1) : target.pids;
+    for (const pid of sampled) process.kill(pid, 'SIGUSR2');
+    const load = await runLoad({ baseUrl: target.url, call, connections, seconds });
+    requests = load.requests;
+    log(`${id}: ${load.rps.toFixed(0)} req/s under the sampler, ${load.errors} errors`);
+    for (const pid of sampled) process.kill(pid, 'SIGUSR2');
+    // Each process writes its profile when it has stopped sampling.
+    const deadline = Date.now() + 30_000;
+    while (readdirSync(profileDirectory).length < sampled.length && Date.now() < deadline) await sleep(200);
+  } finally {
+    await target.stop();
+  }
+  const sections: string[] = [];
+  for (const file of readdirSync(profileDirectory)) {
+    const pid = Number(file.replace(/\.heapprofile$/, ''));
+    const role = roleOf(target.pids, pid);
+    const kept = join(directory, `allocations-${targetId}-${safe}${targetId === 'split' ? `-${role.replaceAll(' ', '-')}` : ''}.heapprofile`);
+    renameSync(join(profileDirectory, file), kept);
+    const summary = summariseAllocations(JSON.parse(readFileSync(kept, 'utf8')) as HeapProfile, requests);
+    const section = renderAllocations(`${targetId}${targetId === 'split' ? ` (${role})` : ''}, ${id}: allocations, ${seconds} s at c=${connections}, ${requests} requests`, summary);
+    writeFileSync(kept.replace(/\.heapprofile$/, '.md'), section);
+    sections.push(section);
+  }
+  return sections;
+}
