@@ -139,6 +139,12 @@ export interface WireFormat {
      * undefined when the answer carries no usage, so the caller decodes it and estimates.
      */
     summarize(body: unknown): ResponseSummary | undefined;
+    /**
+     * The same summary read from the answer's text without parsing it, where the format knows
+     * the layout its vendor writes; undefined whenever unsure, and the caller parses and
+     * summarises instead.
+     */
+    readSummary?(text: string): ResponseSummary | undefined;
   };
   stream: {
     createDecoder(): StreamDecoder;

@@ -15,13 +15,14 @@ import { responseFromCanonical, responseToCanonical } from './response.ts';
 import { createRelayMonitor } from './relay-monitor.ts';
 import { createStreamDecoder } from './stream-decoder.ts';
 import { createStreamEncoder } from './stream-encoder.ts';
+import { readAnswerSummary } from './read-answer-summary.ts';
 import { summarizeResponse } from './summarize-response.ts';
 
 /** OpenAI Chat Completions, both directions through the canonical types (protocols.md §3). */
 export const chatCompletions: WireFormat = {
   id: 'chat-completions',
   request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
-  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical, summarize: summarizeResponse },
+  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical, summarize: summarizeResponse, readSummary: readAnswerSummary },
   stream: {
     createDecoder: createStreamDecoder,
     createRelayMonitor,

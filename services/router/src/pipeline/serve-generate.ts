@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { errorKindForStatus, GatewayError, type CanonicalUsage } from '@switchyard/canonical';
 import type { CatalogIndex, ModelRecord } from '@switchyard/catalog-client';
+import type { ResponseSummary } from '@switchyard/formats';
 import type { UpstreamClient, UpstreamEndpoint, UpstreamResponse } from '@switchyard/providers';
 import { backoffDelay, DEFAULT_RETRY, sleep } from '../routing/backoff.ts';
 import { candidateModels } from '../routing/candidate-models.ts';
@@ -279,19 +280,23 @@ async function answer(
     return outcome ?? (await streamOutcome(result));
   }
 
+  // Relayed untouched: its usage is read instead of decoding it (Responses clients need the decoded answer stored).
+  const relayed = sameFormat && clientFormat.id !== 'responses';
   let text: string;
   let body: unknown;
+  let summary: ResponseSummary | undefined;
   try {
     text = await upstream.body.text();
-    body = parseAnswerBody(text);
+    // In the vendor's own layout even the parse is skipped.
+    summary = relayed ? upstreamFormat.response.readSummary?.(text) : undefined;
+    if (summary === undefined) body = parseAnswerBody(text);
   } catch (error) {
     const failure = transportError(error, request.signal);
     if (failure.kind !== 'client_closed') judgeAnswer(dependencies, exchange, deployment, failure);
     throw failure;
   }
   judgeAnswer(dependencies, exchange, deployment, undefined);
-  // Relayed untouched: read its usage instead of decoding it (Responses clients need the decoded answer stored).
-  const summary = sameFormat && clientFormat.id !== 'responses' ? upstreamFormat.response.summarize(body) : undefined;
+  if (relayed) summary ??= upstreamFormat.response.summarize(body);
   if (summary !== undefined) {
     const outcome: ExchangeOutcome = { status: 200, usage: summary.usage, firstByteAt: performance.now(), ...(summary.model === undefined ? {} : { responseModel: summary.model }) };
     return endJson(settle, exchange, outcome, response, headers, text);
