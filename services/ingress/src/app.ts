@@ -3,7 +3,6 @@ import type { Limiter } from '@switchyard/ratelimit';
 import type { RouteHandler } from '@switchyard/router-client';
 import { registerOpsRoutes, type Logger, type Metrics, type Tracer } from '@switchyard/telemetry';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import { ForwardedRequests } from './forwarded-requests.ts';
 import { registerAdmission } from './plugins/admission.ts';
 import { registerAuthenticate } from './plugins/authenticate.ts';
@@ -11,6 +10,7 @@ import { registerErrorHandler } from './plugins/error-handler.ts';
 import { registerRawBody } from './plugins/raw-body.ts';
 import './plugins/request-context.ts';
 import { registerForwardedRoutes } from './routes/register-forwarded-routes.ts';
+import { createRequestIds } from './request-id.ts';
 import { registerModelRoutes } from './routes/register-model-routes.ts';
 
 export interface IngressOptions {
@@ -32,7 +32,7 @@ export function buildIngress(options: IngressOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: options.bodyLimit,
     logger: false,
-    genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    genReqId: createRequestIds(),
     // Long streams: the server must never cut a response for taking long.
     requestTimeout: 0,
     connectionTimeout: 0,
