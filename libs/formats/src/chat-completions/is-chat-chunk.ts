@@ -1,8 +1,7 @@
 import { isRecord } from '../shared/index.ts';
-import { arrayOf, isString, nullish, type Check } from '../shared/shape-checks.ts';
+import { arrayOf, isNumber, isString, nullish, type Check } from '../shared/shape-checks.ts';
 import type { ChatChunk } from './response-schema.ts';
 
-const isNumber: Check = (value) => typeof value === 'number';
 /** Unlike the request guards' `looseObject`, no prototype or `__proto__` check: a chunk is JSON.parse's, and a false here fails the stream rather than falling back to zod. */
 const fields =
   (shape: Record<string, Check>): Check =>

@@ -1,5 +1,5 @@
-import type { CanonicalUsage } from '@switchyard/canonical';
 import type { ResponseSummary } from '../wire-format.ts';
+import { convertToCanonicalUsage } from './convert-usage.ts';
 
 const COUNT = '(0|[1-9]\\d*)';
 const ANY_COUNT = '(?:0|[1-9]\\d*)';
@@ -48,8 +48,11 @@ export function readAnswerSummary(text: string): ResponseSummary | undefined {
   const tail = TAIL.exec(text);
   if (tail === null) return undefined;
   const [, prompt, completion, cached, reasoning] = tail;
-  const usage: CanonicalUsage = { inputTokens: Number(prompt), outputTokens: Number(completion) };
-  if (cached !== undefined) usage.cacheReadTokens = Number(cached);
-  if (reasoning !== undefined) usage.reasoningTokens = Number(reasoning);
+  const usage = convertToCanonicalUsage({
+    prompt_tokens: Number(prompt),
+    completion_tokens: Number(completion),
+    prompt_tokens_details: cached === undefined ? undefined : { cached_tokens: Number(cached) },
+    completion_tokens_details: reasoning === undefined ? undefined : { reasoning_tokens: Number(reasoning) },
+  });
   return { usage, model: head[1] as string };
 }

@@ -1,10 +1,13 @@
 import { isRecord } from '../shared/index.ts';
+import { isBoolean, isNumber, isString, nullish } from '../shared/shape-checks.ts';
 import type { GenerateContentResponse } from './response-schema.ts';
 
 const USAGE_COUNTS = ['promptTokenCount', 'candidatesTokenCount', 'thoughtsTokenCount', 'toolUsePromptTokenCount', 'cachedContentTokenCount', 'totalTokenCount'];
 const PLAIN_PART_KEYS = new Set(['text', 'thought', 'thoughtSignature']);
 
-const nullishOr = (value: unknown, type: 'string' | 'number' | 'boolean'): boolean => value == null || typeof value === type;
+const nullishString = nullish(isString);
+const nullishNumber = nullish(isNumber);
+const nullishBoolean = nullish(isBoolean);
 
 /**
  * A stream chunk of text (or thought) parts only, shaped as the schema reads it unchanged: what
@@ -17,7 +20,7 @@ const nullishOr = (value: unknown, type: 'string' | 'number' | 'boolean'): boole
  */
 export function isPlainChunk(value: unknown): value is GenerateContentResponse {
   if (!isRecord(value) || value.promptFeedback != null) return false;
-  if (!nullishOr(value.modelVersion, 'string') || !nullishOr(value.responseId, 'string')) return false;
+  if (!nullishString(value.modelVersion) || !nullishString(value.responseId)) return false;
   if (value.usageMetadata != null && !isPlainUsage(value.usageMetadata)) return false;
   const candidates = value.candidates;
   if (candidates == null) return true;
@@ -27,15 +30,15 @@ export function isPlainChunk(value: unknown): value is GenerateContentResponse {
 /** Per chunk, so a loop rather than a callback made for each call. */
 function isPlainUsage(usage: unknown): boolean {
   if (!isRecord(usage)) return false;
-  for (const key of USAGE_COUNTS) if (!nullishOr(usage[key], 'number')) return false;
+  for (const key of USAGE_COUNTS) if (!nullishNumber(usage[key])) return false;
   return true;
 }
 
 function isPlainCandidate(candidate: unknown): boolean {
-  if (!isRecord(candidate) || !nullishOr(candidate.index, 'number') || !nullishOr(candidate.finishReason, 'string')) return false;
+  if (!isRecord(candidate) || !nullishNumber(candidate.index) || !nullishString(candidate.finishReason)) return false;
   const content = candidate.content;
   if (content == null) return true;
-  if (!isRecord(content) || !nullishOr(content.role, 'string')) return false;
+  if (!isRecord(content) || !nullishString(content.role)) return false;
   const parts = content.parts;
   return parts == null || (Array.isArray(parts) && parts.every(isPlainPart));
 }
@@ -43,5 +46,5 @@ function isPlainCandidate(candidate: unknown): boolean {
 function isPlainPart(part: unknown): boolean {
   if (!isRecord(part)) return false;
   for (const key in part) if (!PLAIN_PART_KEYS.has(key)) return false;
-  return nullishOr(part.text, 'string') && nullishOr(part.thought, 'boolean') && nullishOr(part.thoughtSignature, 'string');
+  return nullishString(part.text) && nullishBoolean(part.thought) && nullishString(part.thoughtSignature);
 }

@@ -5,7 +5,7 @@ import type { z } from 'zod';
  * the whole value). The request guards (`is-chat-request.ts`, `is-messages-request.ts`) vouch
  * that a body is one the schema would return unchanged and leave every other body to zod:
  * each of their checks is stricter than or equal to its zod counterpart, and when in doubt it
- * says no. The stream chunk check (`is-chat-chunk.ts`) shares the simple ones.
+ * says no. The stream chunk checks (`is-chat-chunk.ts`, `is-plain-chunk.ts`) share the simple ones.
  */
 export type Check = (value: unknown) => boolean;
 
@@ -81,6 +81,7 @@ export const intFrom =
     Number.isSafeInteger(value) && (value as number) >= min;
 
 export const isString: Check = (value) => typeof value === 'string';
+export const isNumber: Check = (value) => typeof value === 'number';
 export const isBoolean: Check = (value) => typeof value === 'boolean';
 /** `z.record(z.string(), z.unknown())`: its values are not rebuilt, only its own keys copied. */
 export const isRecordOfUnknown = looseObject({});
