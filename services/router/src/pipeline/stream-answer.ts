@@ -141,6 +141,9 @@ async function relay(
   const encoder = sameFormat ? undefined : clientFormat.stream.createEncoder(clientResponseContext(exchange));
   // Same-format chat streams had include_usage forced on; the client gets the usage chunk only if it asked.
   const dropUsageChunk = sameFormat && clientFormat.id === 'chat-completions' && exchange.canonical.includeUsage !== true;
+  /** The event that ends the client's stream with `error`, in its own format. */
+  const errorEvent = (error: GatewayError): string =>
+    encoder === undefined ? clientFormat.errors.renderStreamError(error, requestId) : encoder.push({ type: 'error', error });
 
   // The head leaves with the first events when they are already here (one socket write, not
   // two); an upstream still thinking gets its client the head a turn later all the same.
@@ -223,7 +226,7 @@ async function relay(
       return;
     }
     result.error = error;
-    output.write(encoder === undefined ? clientFormat.errors.renderStreamError(error, requestId) : encoder.push({ type: 'error', error }));
+    output.write(errorEvent(error));
     output.flush();
     upstream.body.destroy();
   });
@@ -239,7 +242,7 @@ async function relay(
     const truncated = monitor?.end();
     if (truncated !== undefined && result.error === undefined) result.error = truncated;
     if (sameFormat && result.error !== undefined && !upstreamErrorRelayed) {
-      output.write(clientFormat.errors.renderStreamError(result.error, requestId));
+      output.write(errorEvent(result.error));
     } else {
       output.write(text);
     }
@@ -247,7 +250,7 @@ async function relay(
     const failure = transportError(error, request.signal);
     if (!terminated) result.error = failure;
     if (!terminated && failure.kind !== 'client_closed') {
-      output.write(encoder === undefined ? clientFormat.errors.renderStreamError(failure, requestId) : encoder.push({ type: 'error', error: failure }));
+      output.write(errorEvent(failure));
     }
   }
   forget();
