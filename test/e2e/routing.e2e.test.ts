@@ -55,7 +55,8 @@ models:
     deployments: [{ provider: steady, model: steady-model }, { provider: flaky, model: flaky-model }]
     retry: { attempts: 2, backoffMs: 5, maxBackoffMs: 50 }
   - name: recovering
-    deployments: [{ provider: reset, model: recovering-model, weight: 100 }, { provider: steady, model: backup-model, weight: 1 }]
+    # Tiers, not weights: the first request must reach the broken deployment every time.
+    deployments: [{ provider: reset, model: recovering-model, priority: 0 }, { provider: steady, model: backup-model, priority: 1 }]
     circuitBreaker: { failures: 1, cooldownMs: 1500 }
     retry: { attempts: 2, backoffMs: 5, maxBackoffMs: 50 }
   - name: throttled
