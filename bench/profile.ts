@@ -20,7 +20,7 @@ import { pinningAvailable, setPinning } from './lib/processes.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
 import { renderAllocations, summariseAllocations, type HeapProfile } from './lib/summarise-allocations.ts';
 import { renderProfile, summariseProfile } from './lib/summarise-profile.ts';
-import { BENCH_KEY, startSimulator, startTarget, type TargetId } from './lib/targets.ts';
+import { BENCH_KEY, startSimulator, startTarget, type RunningTarget, type TargetId } from './lib/targets.ts';
 import { log, sleep } from './lib/util.ts';
 
 const { values } = parseArgs({
@@ -67,7 +67,7 @@ try {
     if (files.length === 0) throw new Error(`no profile written in ${profileDirectory}`);
     for (const [index, file] of files.entries()) {
       const pid = /\.(\d+)\.\d+\.\d+\.cpuprofile$/.exec(file)?.[1] ?? String(index);
-      const role = roleOf(target.pids, Number(pid));
+      const role = roleOf(target, Number(pid));
       const kept = join(directory, `profile-${targetId}-${safe}${files.length > 1 ? `-${role.replaceAll(' ', '-')}` : ''}.cpuprofile`);
       renameSync(join(profileDirectory, file), kept);
       const summary = summariseProfile(JSON.parse(readFileSync(kept, 'utf8')), 30);
@@ -83,8 +83,8 @@ try {
 process.stdout.write(sections.join('\n'));
 
 /** Split mode's pids are catalog, router, ingress in that order. */
-function roleOf(pids: number[], pid: number): string {
-  return targetId === 'split' ? (['catalog', 'router', 'ingress'][pids.indexOf(pid)] ?? `pid ${pid}`) : targetId;
+function roleOf(target: RunningTarget, pid: number): string {
+  return target.roles === undefined ? targetId : (target.roles[target.pids.indexOf(pid)] ?? `pid ${pid}`);
 }
 
 /** One scenario under the allocation sampler: one profile per target process, sampled over the measured load only. */
@@ -114,7 +114,7 @@ async function sampleAllocations(id: string, safe: string, profileDirectory: str
   const sections: string[] = [];
   for (const file of readdirSync(profileDirectory)) {
     const pid = Number(file.replace(/\.heapprofile$/, ''));
-    const role = roleOf(target.pids, pid);
+    const role = roleOf(target, pid);
     const kept = join(directory, `allocations-${targetId}-${safe}${targetId === 'split' ? `-${role.replaceAll(' ', '-')}` : ''}.heapprofile`);
     renameSync(join(profileDirectory, file), kept);
     const summary = summariseAllocations(JSON.parse(readFileSync(kept, 'utf8')) as HeapProfile, requests);

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { runLoad, setLoadTool, loadTool, wrkAvailable, type LoadResult } from './lib/load.ts';
 import { machineInfo } from './lib/machine.ts';
 import { isPinning, LOAD_CPU, pinningAvailable, setPinning } from './lib/processes.ts';
-import { sampleRss, sumCpu, sumRss } from './lib/proc-stats.ts';
+import { cpuSeconds, sampleRss, sumCpu, sumRss } from './lib/proc-stats.ts';
 import { evaluateGoals, findCell, renderMarkdown } from './lib/report.ts';
 import { SCENARIOS, slowStreamCall, type CallContext, type HttpCall } from './lib/scenarios.ts';
 import { BENCH_KEY, DEFAULT_TARGET_IDS, startSimulator, startTarget, TARGET_IDS, type RunningTarget, type TargetId } from './lib/targets.ts';
@@ -111,6 +111,8 @@ async function checkOnce(baseUrl: string, call: HttpCall): Promise<string | unde
 }
 
 const mb = (bytes: number) => bytes / 2 ** 20;
+/** Prefix of a run's per-process CPU figures (`cpuPer1k@router`). */
+const CPU_BY_ROLE = 'cpuPer1k@';
 
 async function measureRun(target: RunningTarget, scenarioId: string, call: HttpCall, run: number, failures: string[]): Promise<Record<string, number>> {
   const probe = JSON.parse(
@@ -123,7 +125,7 @@ async function measureRun(target: RunningTarget, scenarioId: string, call: HttpC
       maxSeconds: settings.probeSeconds,
     }),
   ) as { errors: number; count: number; p50Ms: number; p99Ms: number; ttfbP50Ms: number; ttfbP99Ms: number };
-  const cpuBefore = sumCpu(target.pids);
+  const cpuBefore = target.pids.map(cpuSeconds);
   const sampler = sampleRss(target.pids);
   let load: LoadResult;
   try {
@@ -131,8 +133,12 @@ async function measureRun(target: RunningTarget, scenarioId: string, call: HttpC
   } finally {
     sampler.stop();
   }
-  const cpu = sumCpu(target.pids) - cpuBefore;
+  const cpuByProcess = target.pids.map((pid, index) => cpuSeconds(pid) - (cpuBefore[index] ?? 0));
+  const cpu = cpuByProcess.reduce((total, seconds) => total + seconds, 0);
   const rss = sampler.stop();
+  const perThousand = (seconds: number) => (load.requests > 0 ? (seconds / load.requests) * 1000 : Number.NaN);
+  // A target of several processes also records each one's share (split: what the hop costs).
+  const byRole = Object.fromEntries((target.roles ?? []).map((role, index) => [`${CPU_BY_ROLE}${role}`, perThousand(cpuByProcess[index] ?? 0)]));
   if (load.errors + probe.errors > 0) failures.push(`${target.id} ${scenarioId} run ${run + 1}: ${load.errors} load errors, ${probe.errors} probe errors`);
   return {
     rps: load.rps,
@@ -145,9 +151,10 @@ async function measureRun(target: RunningTarget, scenarioId: string, call: HttpC
     loneP99Ms: probe.p99Ms,
     ttfbP50Ms: probe.ttfbP50Ms,
     ttfbP99Ms: probe.ttfbP99Ms,
-    cpuPer1k: load.requests > 0 ? (cpu / load.requests) * 1000 : Number.NaN,
+    cpuPer1k: perThousand(cpu),
     cpuUtil: cpu / load.seconds,
     rssLoadMb: mb(rss.max),
+    ...byRole,
   };
 }
 
@@ -167,6 +174,11 @@ function summarise(target: TargetId, scenario: string, raw: Record<string, numbe
     cpuPer1k: med('cpuPer1k'),
     cpuUtil: med('cpuUtil'),
     rssLoadMb: med('rssLoadMb'),
+    cpuPer1kByRole: Object.fromEntries(
+      Object.keys(raw[0] ?? {})
+        .filter((key) => key.startsWith(CPU_BY_ROLE))
+        .map((key) => [key.slice(CPU_BY_ROLE.length), med(key)]),
+    ),
     errors: raw.reduce((total, entry) => total + (entry.errors ?? 0), 0),
     raw,
   };

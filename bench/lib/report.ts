@@ -93,6 +93,33 @@ export function renderSummary(report: BenchReport): string {
   return lines.join('\n');
 }
 
+/**
+ * Split's CPU per request by process beside `all` and the null proxy. Split costs `all`'s work
+ * plus the hop, and the hop is mostly the ingress: a proxy (the request read and written twice)
+ * with authentication and admission. So split ÷ all by CPU is all ÷ (ingress + router +
+ * catalog), and the ingress against the null proxy shows how much of the hop is Node's floor.
+ */
+export function renderSplitByProcess(report: BenchReport): string | undefined {
+  const rows: string[] = [];
+  for (const scenario of SCENARIOS) {
+    const roles = findCell(report, 'split', scenario.id)?.cpuPer1kByRole;
+    if (roles === undefined || Object.keys(roles).length === 0) continue;
+    const all = findCell(report, 'all', scenario.id)?.cpuPer1k;
+    const nul = findCell(report, 'null', scenario.id)?.cpuPer1k;
+    const ingress = roles.ingress ?? Number.NaN;
+    const router = roles.router ?? Number.NaN;
+    rows.push(
+      `| ${scenario.id} | ${f(ingress, 3)} | ${f(router, 3)} | ${f(roles.catalog ?? Number.NaN, 3)} | ${f(all ?? Number.NaN, 3)} | ${f(nul ?? Number.NaN, 3)} | ${x(ratio(ingress, nul))} | ${x(ratio(router, all))} |`,
+    );
+  }
+  if (rows.length === 0) return undefined;
+  return [
+    '| scenario | split: ingress | router | catalog | all | null proxy | ingress ÷ null proxy | router ÷ all |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
 export function renderMarkdown(report: BenchReport): string {
   const lines: string[] = [];
   const m = report.machine;
@@ -115,6 +142,10 @@ export function renderMarkdown(report: BenchReport): string {
     renderSummary(report),
     '',
   );
+  const split = renderSplitByProcess(report);
+  if (split !== undefined) {
+    lines.push('## Split: CPU seconds per 1k requests, by process', '', split, '');
+  }
   for (const scenario of SCENARIOS) {
     const cells = report.cells.filter((cell) => cell.scenario === scenario.id);
     if (cells.length === 0) continue;

@@ -38,6 +38,8 @@ export interface RunningTarget {
   url: string;
   /** The processes whose CPU and memory are the target's (the simulator upstream excluded). */
   pids: number[];
+  /** What each of `pids` is, where a target has several processes (split). */
+  roles?: string[];
   /** What the target's processes printed (for failure reports). */
   output(): string;
   stop(): Promise<void>;
@@ -155,7 +157,7 @@ export async function startTarget(id: TargetId, simulatorUrl: string, nodeArgs: 
           switchyard('ingress', undefined, { SWITCHYARD_CATALOG_URL: catalog.url, SWITCHYARD_ROUTER_URL: `http://127.0.0.1:${routerPort}` }, nodeArgs),
         ]);
         list.push(router.started, ingress.started);
-        return { id, kind: 'switchyard', url: ingress.url, pids: list.map((started) => started.pid), output: outputOf(list), stop: stopAll(list) };
+        return { id, kind: 'switchyard', url: ingress.url, pids: list.map((started) => started.pid), roles: ['catalog', 'router', 'ingress'], output: outputOf(list), stop: stopAll(list) };
       } catch (error) {
         await stopAll(list)();
         throw error;

@@ -19,6 +19,8 @@ export interface Cell {
   cpuPer1k: number;
   /** CPU seconds per wall second of the target processes during the run (1.0 = one core busy). */
   cpuUtil: number;
+  /** cpuPer1k of each process of a target that has several (split), by role; absent in older results. */
+  cpuPer1kByRole?: Record<string, number>;
   rssLoadMb: number;
   errors: number;
   /** Every run, for the JSON. */

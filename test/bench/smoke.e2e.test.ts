@@ -15,7 +15,7 @@ const SWITCHYARD_TARGETS = ['all', 'all-redis', 'split'];
 interface Report {
   mode: string;
   settings: { targets: string[]; scenarios: string[]; streams: number; streamTargets: string[] };
-  cells: { target: string; scenario: string; rps: number; errors: number; cpuPer1k: number; loneP50Ms: number }[];
+  cells: { target: string; scenario: string; rps: number; errors: number; cpuPer1k: number; loneP50Ms: number; cpuPer1kByRole?: Record<string, number> }[];
   streams: { target: string; streams: number; completed: number; failed: number; stalled: number }[];
   targets: { target: string; rssIdleMb: number; rssAfterMb: number }[];
   failures: string[];
@@ -75,11 +75,23 @@ describe('bench smoke run', () => {
     }
     for (const target of report.targets) expect(target.rssAfterMb, target.target).toBeGreaterThan(0);
 
+    // Split's CPU is also recorded per process, and the parts make up the whole (one run each,
+    // so the median of each part is that run's figure).
+    const splitChat = cell('split', 'chat');
+    expect(Object.keys(splitChat?.cpuPer1kByRole ?? {}).sort()).toEqual(['catalog', 'ingress', 'router']);
+    const { catalog = Number.NaN, router = Number.NaN, ingress = Number.NaN } = splitChat?.cpuPer1kByRole ?? {};
+    expect(catalog + router + ingress).toBeCloseTo(splitChat?.cpuPer1k ?? Number.NaN, 9);
+    expect(router).toBeGreaterThan(0);
+    expect(ingress).toBeGreaterThan(0);
+    expect(cell('all', 'chat')?.cpuPer1kByRole).toEqual({});
+
     // Every goal of the issue is evaluated from this run's figures, met or not (a figure that
     // could not be computed leaves it undecided). One second of load decides nothing about
     // the goals themselves: a ratio may even come out negative.
     expect(report.goals.length).toBeGreaterThan(10);
     for (const goal of report.goals) expect(typeof goal.met, `${goal.goal}: ${goal.value}`).toBe('boolean');
-    expect(readFileSync(join(out, markdown as string), 'utf8')).toContain('## Targets from the issue');
+    const rendered = readFileSync(join(out, markdown as string), 'utf8');
+    expect(rendered).toContain('## Targets from the issue');
+    expect(rendered).toMatch(/^\| chat \| \d+\.\d{3} \| \d+\.\d{3} \| \d+\.\d{3} \|/m);
   });
 });
