@@ -6,6 +6,12 @@ const f = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed
 const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && b > 0 ? a / b : Number.NaN);
 const x = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : '–');
 
+/** ` (min–max)` of a figure over a cell's runs, so a reader sees how far this machine moved it. */
+function spread(raw: Record<string, number>[], key: string): string {
+  const values = raw.map((run) => run[key] ?? Number.NaN).filter(Number.isFinite);
+  return values.length < 2 ? '' : ` (${f(Math.min(...values), 3)}–${f(Math.max(...values), 3)})`;
+}
+
 export function findCell(report: BenchReport, target: TargetId, scenario: string): Cell | undefined {
   return report.cells.find((cell) => cell.target === target && cell.scenario === scenario);
 }
@@ -154,14 +160,14 @@ export function renderMarkdown(report: BenchReport): string {
     const portkey = findCell(report, 'portkey', scenario.id);
     lines.push(`## ${scenario.id}: ${scenario.title}`, '');
     lines.push(
-      `| target | req/s | ×direct | ×null | ×Portkey | CPU-cost capacity ×null / ×Portkey | p50 / p99 @c${String(report.settings.connections)} ms | lone p50 / p99 ms (added) | ${scenario.stream ? 'TTFB p50 ms (added)' : '—'} | CPU s / 1k req | CPU util | RSS load MB | errors |`,
+      `| target | req/s | ×direct | ×null | ×Portkey | CPU-cost capacity ×null / ×Portkey | p50 / p99 @c${String(report.settings.connections)} ms | lone p50 / p99 ms (added) | ${scenario.stream ? 'TTFB p50 ms (added)' : '—'} | CPU s / 1k req (runs' range) | CPU util | RSS load MB | errors |`,
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     );
     for (const cell of cells) {
       const added = (value: number, base: number | undefined) =>
         cell.target === 'direct' || base === undefined ? f(value, 3) : `${f(value, 3)} (+${f(value - base, 3)})`;
       lines.push(
-        `| ${TARGET_TITLES[cell.target]} | ${f(cell.rps, 0)} | ${x(ratio(cell.rps, direct?.rps))} | ${x(ratio(cell.rps, nul?.rps))} | ${x(ratio(cell.rps, portkey?.rps))} | ${x(ratio(nul?.cpuPer1k, cell.cpuPer1k))} / ${x(ratio(portkey?.cpuPer1k, cell.cpuPer1k))} | ${f(cell.p50Ms)} / ${f(cell.p99Ms)} | ${added(cell.loneP50Ms, direct?.loneP50Ms)} / ${added(cell.loneP99Ms, direct?.loneP99Ms)} | ${scenario.stream ? added(cell.ttfbP50Ms, direct?.ttfbP50Ms) : ''} | ${f(cell.cpuPer1k, 3)} | ${f(cell.cpuUtil)} | ${f(cell.rssLoadMb, 0)} | ${cell.errors} |`,
+        `| ${TARGET_TITLES[cell.target]} | ${f(cell.rps, 0)} | ${x(ratio(cell.rps, direct?.rps))} | ${x(ratio(cell.rps, nul?.rps))} | ${x(ratio(cell.rps, portkey?.rps))} | ${x(ratio(nul?.cpuPer1k, cell.cpuPer1k))} / ${x(ratio(portkey?.cpuPer1k, cell.cpuPer1k))} | ${f(cell.p50Ms)} / ${f(cell.p99Ms)} | ${added(cell.loneP50Ms, direct?.loneP50Ms)} / ${added(cell.loneP99Ms, direct?.loneP99Ms)} | ${scenario.stream ? added(cell.ttfbP50Ms, direct?.ttfbP50Ms) : ''} | ${f(cell.cpuPer1k, 3)}${spread(cell.raw, 'cpuPer1k')} | ${f(cell.cpuUtil)} | ${f(cell.rssLoadMb, 0)} | ${cell.errors} |`,
       );
     }
     lines.push('');
