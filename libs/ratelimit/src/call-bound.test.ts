@@ -84,4 +84,30 @@ describe('createCallBound', () => {
     await expect(reply).resolves.toBe('pong');
     socket.destroy();
   });
+
+  it('gives a call that could not even start before a stall past its deadline a fresh bound from when the loop is free', async () => {
+    const bound = createCallBound(20, timedOut);
+    // Like a batched Redis call: it starts at the end of this turn and is answered a little later.
+    const reply = bound(new Promise<string>((resolve) => setImmediate(() => setTimeout(() => resolve('answered after the stall'), 5))));
+    const spinUntil = performance.now() + 100;
+    while (performance.now() < spinUntil) {
+      // Busy past the deadline before the call has left.
+    }
+    await expect(reply).resolves.toBe('answered after the stall');
+  });
+
+  it('still fails a hung call after a stall, one fresh bound later', async () => {
+    const bound = createCallBound(20, timedOut);
+    const started = performance.now();
+    const hung = bound(never()).catch((error: Error) => ({ error: error.message, after: performance.now() - started }));
+    const spinUntil = performance.now() + 100;
+    while (performance.now() < spinUntil) {
+      // Busy past the deadline.
+    }
+    const outcome = await hung;
+    expect(outcome.error).toBe('timed out');
+    // The stall (100 ms), then one more bound (20 ms): extended once, not again.
+    expect(outcome.after).toBeGreaterThanOrEqual(119);
+    expect(outcome.after).toBeLessThan(200);
+  });
 });

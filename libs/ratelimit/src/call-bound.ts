@@ -1,6 +1,8 @@
 interface BoundedCall {
   deadline: number;
   settled: boolean;
+  /** Given a fresh bound once already, after this process stalled past its deadline. */
+  extended: boolean;
   reject: (error: Error) => void;
 }
 
@@ -27,11 +29,20 @@ const SETTLED = (): void => {};
  * turn, a loop stalled for longer than the bound would time out every call in flight, answer
  * them from the per-process fallback and admit past the shared limit although Redis had
  * answered at once.
+ *
+ * That turn is not enough when the call had not even left: the limiter's calls go out batched
+ * at the end of the turn they were made in (createTurnBatcher), so a call made just before a
+ * stall is sent after it, and its reply needs a round trip more. So when the timer fires later
+ * than a whole bound past its time — this process, not the server, used up the bound — each call
+ * it finds overdue gets one fresh bound from then, once: a server that is really hung still
+ * fails the call, within about twice the bound plus the stall.
  */
 export function createCallBound(ms: number, describe: () => Error): <T>(work: Promise<T>) => Promise<T> {
   const calls: BoundedCall[] = [];
   let head = 0;
   let timer: NodeJS.Timeout | undefined;
+  /** When the armed timer is due (the head call's deadline). */
+  let dueAt = 0;
 
   function arm(): void {
     while (head < calls.length && (calls[head] as BoundedCall).settled) head++;
@@ -44,20 +55,30 @@ export function createCallBound(ms: number, describe: () => Error): <T>(work: Pr
       calls.splice(0, head);
       head = 0;
     }
-    timer ??= setTimeout(expire, Math.max(0, (calls[head] as BoundedCall).deadline - performance.now()));
+    if (timer !== undefined) return;
+    dueAt = (calls[head] as BoundedCall).deadline;
+    timer = setTimeout(expire, Math.max(0, dueAt - performance.now()));
   }
 
   function expire(): void {
     setImmediate(() => {
       timer = undefined;
       const now = performance.now();
+      const stalled = now - dueAt > ms;
       while (head < calls.length) {
         const call = calls[head] as BoundedCall;
         if (!call.settled) {
           if (call.deadline > now) break;
-          call.settled = true;
-          call.reject(describe());
-          call.reject = SETTLED;
+          if (stalled && !call.extended) {
+            // Queued again at the end, where its new deadline keeps the queue in deadline order.
+            call.extended = true;
+            call.deadline = now + ms;
+            calls.push(call);
+          } else {
+            call.settled = true;
+            call.reject(describe());
+            call.reject = SETTLED;
+          }
         }
         head++;
       }
@@ -67,7 +88,7 @@ export function createCallBound(ms: number, describe: () => Error): <T>(work: Pr
 
   return <T>(work: Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      const call: BoundedCall = { deadline: performance.now() + ms, settled: false, reject };
+      const call: BoundedCall = { deadline: performance.now() + ms, settled: false, extended: false, reject };
       calls.push(call);
       arm();
       work.then(

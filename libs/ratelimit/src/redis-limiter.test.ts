@@ -58,9 +58,9 @@ describe('redis limiter across replicas', () => {
     const limiter = openLimiter({ url: redisUrl, timeoutMs: 50 });
     const limits = { tenantLimits: { rpm: 1 } };
     expect(await limiter.admit(request(limits))).toMatchObject({ allowed: true, degraded: false });
-    // The command is on the wire when admit returns; then this process computes for longer than
-    // the bound (a cold start, a burst of requests to parse) while Redis answers at once. The
-    // reply is waiting in the socket: Redis was not slow, and the shared window must decide.
+    // Then this process computes for longer than the bound (a cold start, a burst of requests
+    // to parse). The command leaves batched at the end of this turn, after the stall, and Redis
+    // answers it at once: Redis was not slow, and the shared window must decide.
     const pending = limiter.admit(request(limits));
     const busyUntil = performance.now() + 200;
     while (performance.now() < busyUntil) {
