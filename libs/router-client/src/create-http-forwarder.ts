@@ -3,7 +3,7 @@ import { INTERNAL_AUTH_REFUSED_HEADER, internalAuthorization, type InternalToken
 import type { ServerResponse } from 'node:http';
 import { AbortableDispatch } from '@switchyard/providers/abortable-dispatch';
 import { Pool, type Dispatcher } from 'undici';
-import { encodeRoute, identityHeaders, QUERY_HEADER, ROUTE_HEADER, ROUTER_PATH } from './route-headers.ts';
+import { encodeRoute, HOP_CONTENT_TYPE, identityHeaders, QUERY_HEADER, ROUTE_HEADER, ROUTER_PATH } from './route-headers.ts';
 import type { RouteHandler, RouteRequest } from './route-request.ts';
 
 /** Hop-by-hop headers are not copied from the router's answer to the client's. */
@@ -124,7 +124,7 @@ function hopHeaders(request: RouteRequest, authorization: string | undefined): s
     headers.push(name, value);
   }
   for (const name in identity) headers.push(name, identity[name] as string);
-  headers.push(ROUTE_HEADER, encodeRoute(request.route), 'content-type', 'application/octet-stream');
+  headers.push(ROUTE_HEADER, encodeRoute(request.route), 'content-type', HOP_CONTENT_TYPE);
   if (query !== undefined) headers.push(QUERY_HEADER, query);
   if (authorization !== undefined) headers.push('authorization', authorization);
   return headers;

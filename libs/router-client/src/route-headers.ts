@@ -14,6 +14,8 @@ export const ADMITTED_AT_HEADER = 'x-switchyard-admitted-at';
 export const PASSED_HEADERS = ['anthropic-beta', 'x-switchyard-include-reasoning', 'traceparent', 'tracestate'] as const;
 
 export const ROUTER_PATH = '/internal/v1/route';
+/** The raw client body's content type on the hop (the route header says what it holds). */
+export const HOP_CONTENT_TYPE = 'application/octet-stream';
 
 export function encodeRoute(route: Route): string {
   return JSON.stringify(route);

@@ -6,6 +6,7 @@ import {
   decodeAdmittedAt,
   decodeRoute,
   ESTIMATED_TOKENS_HEADER,
+  HOP_CONTENT_TYPE,
   KEY_ID_HEADER,
   PASSED_HEADERS,
   QUERY_HEADER,
@@ -42,7 +43,9 @@ export function buildRouterApp(options: {
   const app = Fastify({ bodyLimit: options.bodyLimit, logger: false, return503OnClosing: false });
   if (options.internalTokens !== undefined) app.addHook('onRequest', requireInternalToken(options.internalTokens, options.onInternalRefused));
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  // The hop's own type is named besides the catch-all: fastify caches the parser found for a
+  // content type, but not the catch-all, which would parse the header again on every hop.
+  for (const type of [HOP_CONTENT_TYPE, '*']) app.addContentTypeParser(type, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerOpsRoutes(app, { metrics: options.metrics, isReady: options.isReady });
 
   app.post(ROUTER_PATH, (request, reply) => {
