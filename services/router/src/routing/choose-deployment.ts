@@ -19,7 +19,7 @@ export function chooseDeployment(
     // arrays below is worth building on every request.
     const only = model.deployments[0] as DeploymentRecord;
     const key = deploymentKey(only.provider, only.model);
-    return !exclude.has(key) && health.hasCapacity(key, only.rpm) && health.tryAcquire(key) ? only : undefined;
+    return !exclude.has(key) && take(health, only, key) ? only : undefined;
   }
   const tiers = [...new Set(model.deployments.map((deployment) => deployment.priority ?? 0))].sort((a, b) => a - b);
   for (const tier of tiers) {
@@ -28,11 +28,15 @@ export function chooseDeployment(
     );
     // Ordered by the strategy first, so the half-open probe is only taken for the deployment actually used.
     for (const deployment of rank(candidates, model.strategy ?? 'weighted', health, random)) {
-      const key = deploymentKey(deployment.provider, deployment.model);
-      if (health.hasCapacity(key, deployment.rpm) && health.tryAcquire(key)) return deployment;
+      if (take(health, deployment, deploymentKey(deployment.provider, deployment.model))) return deployment;
     }
   }
   return undefined;
+}
+
+/** The deployment serves this attempt if its rpm has room and its circuit lets the request through. */
+function take(health: DeploymentHealth, deployment: DeploymentRecord, key: string): boolean {
+  return health.hasCapacity(key, deployment.rpm) && health.tryAcquire(key);
 }
 
 function rank(candidates: DeploymentRecord[], strategy: RoutingStrategy, health: DeploymentHealth, random: () => number): DeploymentRecord[] {
