@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { packageOf } from './summarise-profile.ts';
+import { packageOf, where } from './summarise-profile.ts';
 
 interface HeapNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -22,14 +22,6 @@ export interface AllocationSummary {
   bytesPerRequest: number;
   byPackage: { name: string; bytes: number }[];
   byFunction: { name: string; where: string; bytes: number }[];
-}
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** A target runs from a stripped copy of the tree (image-tree.ts): paths are shown relative to either. */
-function where(frame: HeapNode['callFrame']): string {
-  const url = frame.url.replace('file://', '').replace(ROOT, '').replace(/^\/tmp\/switchyard-bench-image-[^/]+\//, '');
-  return url === '' ? '' : `${url}:${frame.lineNumber + 1}`;
 }
 
 export function summariseAllocations(profile: HeapProfile, requests: number, top = 30): AllocationSummary {

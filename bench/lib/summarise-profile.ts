@@ -32,8 +32,9 @@ export interface ProfileSummary {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-function where(frame: ProfileNode['callFrame']): string {
-  const url = frame.url.replace('file://', '').replace(ROOT, '');
+/** A frame's file and line; a target runs from a stripped copy of the tree (image-tree.ts), so paths are shown relative to either. */
+export function where(frame: { url: string; lineNumber: number }): string {
+  const url = frame.url.replace('file://', '').replace(ROOT, '').replace(/^\/tmp\/switchyard-bench-image-[^/]+\//, '');
   return url === '' ? '' : `${url}:${frame.lineNumber + 1}`;
 }
 
