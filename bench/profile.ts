@@ -82,7 +82,7 @@ try {
 }
 process.stdout.write(sections.join('\n'));
 
-/** Split mode's pids are catalog, router, ingress in that order. */
+/** What a profiled process is: its role in a target of several processes (split), else the target. */
 function roleOf(target: RunningTarget, pid: number): string {
   return target.roles === undefined ? targetId : (target.roles[target.pids.indexOf(pid)] ?? `pid ${pid}`);
 }
@@ -99,7 +99,7 @@ async function sampleAllocations(id: string, safe: string, profileDirectory: str
     if (call === undefined) throw new Error(`${targetId} cannot serve ${id}`);
     await runLoad({ baseUrl: target.url, call, connections, seconds: 2 });
     // Split mode's catalog runs without the sampler (as without the CPU profiler); the signal would end it.
-    const sampled = targetId === 'split' ? target.pids.slice(1) : target.pids;
+    const sampled = target.pids.filter((_, index) => target.roles?.[index] !== 'catalog');
     for (const pid of sampled) process.kill(pid, 'SIGUSR2');
     const load = await runLoad({ baseUrl: target.url, call, connections, seconds });
     requests = load.requests;
@@ -115,10 +115,10 @@ async function sampleAllocations(id: string, safe: string, profileDirectory: str
   for (const file of readdirSync(profileDirectory)) {
     const pid = Number(file.replace(/\.heapprofile$/, ''));
     const role = roleOf(target, pid);
-    const kept = join(directory, `allocations-${targetId}-${safe}${targetId === 'split' ? `-${role.replaceAll(' ', '-')}` : ''}.heapprofile`);
+    const kept = join(directory, `allocations-${targetId}-${safe}${target.roles === undefined ? '' : `-${role.replaceAll(' ', '-')}`}.heapprofile`);
     renameSync(join(profileDirectory, file), kept);
     const summary = summariseAllocations(JSON.parse(readFileSync(kept, 'utf8')) as HeapProfile, requests);
-    const section = renderAllocations(`${targetId}${targetId === 'split' ? ` (${role})` : ''}, ${id}: allocations, ${seconds} s at c=${connections}, ${requests} requests`, summary);
+    const section = renderAllocations(`${targetId}${target.roles === undefined ? '' : ` (${role})`}, ${id}: allocations, ${seconds} s at c=${connections}, ${requests} requests`, summary);
     writeFileSync(kept.replace(/\.heapprofile$/, '.md'), section);
     sections.push(section);
   }
