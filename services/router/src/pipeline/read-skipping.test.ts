@@ -1,6 +1,6 @@
 import type { GatewayError, StreamPart } from '@switchyard/canonical';
 import { wireFormats } from '@switchyard/formats';
-import { createSseParser, formatSseEvent } from '@switchyard/sse';
+import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse';
 import { describe, expect, it } from 'vitest';
 import { canSkip, createSkippingReader } from './read-skipping.ts';
 
@@ -19,29 +19,37 @@ interface Relayed {
   out: string;
   events: number;
   skipped: number;
+  /** Events read without the parser, relayed as their bytes. */
+  direct: number;
   finished: boolean;
   usage: unknown;
   error: string | undefined;
+  errorMessage: string | undefined;
 }
 
 /** Relays `text` cut at `cuts` as the router does: with the skipping reader, or (`skipping` false) every event parsed. */
 function relay(text: string, cuts: number[], skipping: boolean, stopAt?: string): Relayed {
   const monitor = wireFormats['chat-completions'].stream.createRelayMonitor();
-  const result: Relayed = { out: '', events: 0, skipped: 0, finished: false, usage: undefined, error: undefined };
-  const parser = createSseParser((event) => {
+  const result: Relayed = { out: '', events: 0, skipped: 0, direct: 0, finished: false, usage: undefined, error: undefined, errorMessage: undefined };
+  const onEvent = (event: SseEvent, bytes?: Buffer) => {
     monitor.push(event);
     result.events++;
-    if (stopAt === undefined || !event.data.includes(stopAt)) result.out += formatSseEvent(event.data, event.event);
-  });
+    if (bytes !== undefined) result.direct++;
+    if (stopAt === undefined || !event.data.includes(stopAt)) result.out += bytes?.toString() ?? formatSseEvent(event.data, event.event);
+  };
+  const parser = createSseParser(onEvent);
   // The chat monitor can skip; were it to lose that, the counts of skipped events below fail.
   const read =
     skipping && canSkip(monitor)
-      ? createSkippingReader(parser, monitor, (run, events) => {
-          result.out += run;
-          result.events += events;
-          result.skipped += events;
+      ? createSkippingReader(parser, monitor, {
+          run(bytes, events) {
+            result.out += bytes.toString();
+            result.events += events;
+            result.skipped += events;
+          },
+          event: onEvent,
         })
-      : (chunk: Uint8Array) => parser.push(chunk);
+      : (chunk: Buffer) => parser.push(chunk);
   const bytes = Buffer.from(text);
   let from = 0;
   for (const cut of [...cuts, bytes.length]) {
@@ -53,15 +61,16 @@ function relay(text: string, cuts: number[], skipping: boolean, stopAt?: string)
   result.finished = monitor.finished;
   result.usage = monitor.usage;
   result.error = (monitor.error ?? ended)?.kind;
+  result.errorMessage = (monitor.error ?? ended)?.message;
   return result;
 }
 
 function expectSameAsParsingAll(text: string, cuts: number[], stopAt?: string): Relayed {
   const skipping = relay(text, cuts, true, stopAt);
-  const { skipped: _skipped, ...reference } = relay(text, cuts, false, stopAt);
-  const { skipped, ...rest } = skipping;
+  const { skipped: _skipped, direct: _direct, ...reference } = relay(text, cuts, false, stopAt);
+  const { skipped, direct, ...rest } = skipping;
   expect(rest, `cut at ${cuts.join(', ')}`).toEqual(reference);
-  return { ...rest, skipped };
+  return { ...rest, skipped, direct };
 }
 
 describe('createSkippingReader', () => {
@@ -72,6 +81,18 @@ describe('createSkippingReader', () => {
     expect(relayed.finished).toBe(true);
     // Everything between the role chunk and the finish chunk.
     expect(relayed.skipped).toBe(50);
+    // The role, finish and usage chunks and [DONE]: read alone, not by the parser.
+    expect(relayed.direct).toBe(4);
+  });
+
+  it('should hand the monitor a plain event read alone decoded as UTF-8, and relay its bytes as they came', () => {
+    const [first, ...others] = chatStream(4, (index) => `ø€${index}🚂 `).split('\n\n');
+    const failure = 'data: {"error":{"message":"Überlastet: bitte später 🚂","type":"server_error"}}';
+    const text = [first, ...others.slice(0, 2), failure, ...others.slice(2)].join('\n\n');
+    const relayed = expectSameAsParsingAll(text, []);
+    expect(relayed.errorMessage).toContain('Überlastet: bitte später 🚂');
+    expect(relayed.out).toBe(text);
+    expect(relayed.direct).toBeGreaterThanOrEqual(2);
   });
 
   it('should drop the usage chunk the client did not ask for, as parsing every event does', () => {

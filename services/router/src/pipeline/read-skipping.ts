@@ -1,5 +1,5 @@
 import type { RelayMonitor, SkippedEvents } from '@switchyard/formats';
-import type { SseParser } from '@switchyard/sse';
+import type { SseEvent, SseParser } from '@switchyard/sse';
 
 /** A monitor whose format has runs of events it never reads. */
 export type SkippingMonitor = RelayMonitor & { skippablePrefix(text: string): SkippedEvents };
@@ -8,37 +8,64 @@ export function canSkip(monitor: RelayMonitor | undefined): monitor is SkippingM
   return monitor?.skippablePrefix !== undefined;
 }
 
+/** Where a skipping reader hands what it read itself, as the bytes that came. */
+export interface SkippedSink {
+  /** A run of whole events the monitor would skip unread. */
+  run(bytes: Buffer, events: number): void;
+  /** One plain event (a single `data:` line, LF ends) read without the parser: what the parser would have delivered, and its bytes. */
+  event(event: SseEvent, bytes: Buffer): void;
+}
+
+const DATA_FIELD = 'data: ';
+
 /**
- * Reads a watched same-format stream: the runs of events its monitor would skip unread (most of
- * a stream: content deltas) are handed on as they came, delimited but not parsed one by one;
- * every other event goes through the parser, whose callback reads and relays it as before
- * (docs/performance.md). A run is looked for only from an event boundary, so a read that ends
- * inside an event leaves the next one to the parser until a read ends on a blank line again.
+ * Reads a watched same-format stream without decoding or re-encoding what it relays. While a
+ * read starts on an event boundary it is looked at as Latin-1, one character per byte, so an
+ * offset in the text is an offset in the bytes. That view is exact for everything looked for:
+ * the SSE framing and the watched JSON keys are ASCII, and no byte of a multi-byte UTF-8
+ * character is. So the runs of events the monitor would skip unread (most of a stream: content
+ * deltas) are handed on as views of the read, delimited but not parsed one by one; a plain event
+ * is decoded alone for the monitor and handed on as its bytes; anything else (`event:` or `id:`
+ * lines, comments, CRs) goes through the parser, whose callback reads and relays it as before.
+ * The rest of a read that ends inside an event, and every read after it until one ends on a
+ * blank line again, goes to the parser too (docs/performance.md).
  */
-export function createSkippingReader(
-  parser: SseParser,
-  monitor: SkippingMonitor,
-  /** A run of whole events the monitor would skip unread, to relay as it came. */
-  relay: (text: string, events: number) => void,
-): (chunk: Uint8Array) => void {
+export function createSkippingReader(parser: SseParser, monitor: SkippingMonitor, sink: SkippedSink): (chunk: Buffer) => void {
   let atBoundary = true;
   return (chunk) => {
-    let text = parser.decode(chunk);
-    while (atBoundary && text.length > 0 && !monitor.finished && monitor.error === undefined) {
-      const skipped = monitor.skippablePrefix(text);
-      let end = skipped.end;
-      if (skipped.events > 0) {
-        relay(text.slice(0, end), skipped.events);
-      } else {
-        // One event read, after which the monitor may skip again (the first ones start the stream).
-        end = text.indexOf('\n\n') + 2;
-        if (end < 2) break;
-        parser.feed(text.slice(0, end));
-      }
-      text = text.slice(end);
+    if (!atBoundary) {
+      feedRest(chunk);
+      return;
     }
-    if (text.length === 0) return;
+    const text = chunk.toString('latin1');
+    // A CR anywhere sends its events to the parser, which reads CR as a line end.
+    const firstCr = text.indexOf('\r');
+    let start = 0;
+    while (start < text.length) {
+      if (!monitor.finished && monitor.error === undefined) {
+        const skipped = monitor.skippablePrefix(start === 0 ? text : text.slice(start));
+        if (skipped.events > 0) {
+          sink.run(chunk.subarray(start, start + skipped.end), skipped.events);
+          start += skipped.end;
+          continue;
+        }
+      }
+      const close = text.indexOf('\n\n', start);
+      if (close < 0) break;
+      const end = close + 2;
+      if (text.startsWith(DATA_FIELD, start) && text.indexOf('\n', start) === close && (firstCr < 0 || firstCr > close)) {
+        sink.event({ event: undefined, data: chunk.toString('utf8', start + DATA_FIELD.length, close) }, chunk.subarray(start, end));
+      } else {
+        parser.feed(parser.decode(chunk.subarray(start, end)));
+      }
+      start = end;
+    }
+    if (start < chunk.length) feedRest(start === 0 ? chunk : chunk.subarray(start));
+  };
+
+  function feedRest(bytes: Buffer): void {
+    const text = parser.decode(bytes);
     parser.feed(text);
     atBoundary = text.endsWith('\n\n');
-  };
+  }
 }

@@ -24,19 +24,48 @@ function messagesStream(): string {
   return parts.map((part) => encoder.push(part)).join('');
 }
 
-function upstreamAnswer(text: string): UpstreamResponse {
+/** A chat stream as an upstream sends it, in one piece: role, content, finish and usage chunks, then [DONE]. */
+function chatStream(): string {
+  const encoder = wireFormats['chat-completions'].stream.createEncoder({ model: 'm', requestId: 'req_1', includeUsage: true });
+  const parts: StreamPart[] = [
+    { type: 'start', id: 'chatcmpl-1', model: 'm', created: 1_760_000_000 },
+    ...WORDS.map((text): StreamPart => ({ type: 'text-delta', text: `${text}ø🚂` })),
+    { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: 30, outputTokens: WORDS.length } },
+  ];
+  return parts.map((part) => encoder.push(part)).join('');
+}
+
+/** An upstream answer whose body is read in one chunk; `onRead` sees each buffer handed to the reader. */
+function upstreamAnswer(text: string, onRead: (chunk: Buffer) => void = () => {}): UpstreamResponse {
   return {
     statusCode: 200,
     headers: { 'content-type': 'text/event-stream' },
     body: {
       text: () => Promise.resolve(text),
       forEach: (onChunk) => {
-        onChunk(Buffer.from(text));
+        // Not Buffer.from(text), which may place it in a buffer shared with others.
+        const chunk = Buffer.alloc(Buffer.byteLength(text));
+        chunk.write(text);
+        onRead(chunk);
+        onChunk(chunk);
         return Promise.resolve();
       },
       destroy: () => undefined,
     },
   };
+}
+
+/** A chat-completions client of a chat-completions upstream, relayed as it came. */
+function sameFormatExchange(includeUsage: boolean): Exchange {
+  return {
+    request: { identity: { requestId: 'req_1' }, headers: {}, signal: new AbortController().signal },
+    clientFormat: wireFormats['chat-completions'],
+    upstreamFormat: wireFormats['chat-completions'],
+    sameFormat: true,
+    canonical: { model: 'm', stream: true, includeUsage },
+    warnings: [],
+    answerId: undefined,
+  } as unknown as Exchange;
 }
 
 /** A chat-completions client of a messages upstream; only what streamAnswer reads of an exchange. */
@@ -58,13 +87,12 @@ afterEach(async () => {
 });
 
 /** Serves one streamed answer on loopback and reads it as a client would. */
-async function relayed(exchange: Exchange, upstream: UpstreamResponse, options: Omit<StreamOptions, 'keepAliveMs' | 'activeStreams' | 'watchOnly'>) {
+async function relayed(exchange: Exchange, upstream: UpstreamResponse, options: Omit<StreamOptions, 'keepAliveMs' | 'activeStreams'>) {
   let result: Promise<StreamResult> | undefined;
   const server = createServer((_request, response) => {
     result = streamAnswer(exchange, upstream, response, { 'x-request-id': 'req_1' }, {
       keepAliveMs: 15_000,
       activeStreams: new ActiveStreams(),
-      watchOnly: false,
       ...options,
     });
   });
@@ -93,6 +121,7 @@ describe('streamAnswer', () => {
     };
     let decoderHeldWhileWaiting: boolean | undefined;
     const { body, result } = await relayed(translatedExchange(upstreamFormat), upstreamAnswer(messagesStream()), {
+      watchOnly: false,
       // Under Redis the wait is a round trip, long enough for a scavenge to carry whatever the
       // relay still holds into the old generation.
       beforeEnd: async () => {
@@ -147,5 +176,50 @@ describe('streamAnswer', () => {
     expect(received).not.toContain('"error"');
     (release as () => void)();
     while (!(await reader.read()).done);
+  });
+
+  it('relays a watched same-format stream byte for byte, and waits for the usage holding only what is left to send, not the read it came in', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const text = chatStream();
+    let read: WeakRef<ArrayBuffer> | undefined;
+    let readHeldWhileWaiting: boolean | undefined;
+    const { body, result } = await relayed(
+      sameFormatExchange(true),
+      upstreamAnswer(text, (chunk) => (read = new WeakRef(chunk.buffer as ArrayBuffer))),
+      {
+        watchOnly: true,
+        beforeEnd: async () => {
+          await sleep(0);
+          gc();
+          await sleep(0);
+          gc();
+          readHeldWhileWaiting = read?.deref() !== undefined;
+        },
+      },
+    );
+    expect(read).toBeDefined();
+    expect(readHeldWhileWaiting).toBe(false);
+    expect(body).toBe(text);
+    expect(result.error).toBeUndefined();
+    expect(result.usage).toMatchObject({ inputTokens: 30, outputTokens: WORDS.length });
+    expect(result.events).toBe(WORDS.length + 4);
+  });
+
+  it("drops the usage chunk the client did not ask for, and ends a stream cut off after its content with the format's error event", async () => {
+    const text = chatStream();
+    const cut = text.slice(0, text.indexOf('"finish_reason":"stop"'));
+    const whole = cut.slice(0, cut.lastIndexOf('\n\n') + 2);
+    const { body, result } = await relayed(sameFormatExchange(false), upstreamAnswer(whole), { watchOnly: true, beforeEnd: () => Promise.resolve() });
+    expect(result.error?.kind).toBe('upstream_error');
+    expect(result.upstreamBroke).toBe(true);
+    expect(body.startsWith(whole)).toBe(true);
+    const tail = body.slice(whole.length);
+    expect(tail).toMatch(/^data: \{"error":\{.*\}\}\n\n$/s);
+    expect(tail).not.toContain('[DONE]');
+
+    const { body: withoutUsage } = await relayed(sameFormatExchange(false), upstreamAnswer(text), { watchOnly: true, beforeEnd: () => Promise.resolve() });
+    expect(withoutUsage).not.toContain('"choices":[]');
+    expect(withoutUsage).toBe(text.split('\n\n').filter((event) => !event.includes('"choices":[]')).join('\n\n'));
   });
 });

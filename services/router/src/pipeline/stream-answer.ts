@@ -50,10 +50,13 @@ export interface StreamOptions {
 /**
  * What a stream has written and not yet sent. Everything one upstream read produced goes out in
  * one socket write (flush after each read): per-event writes were a sixth of a stream's CPU
- * (docs/performance.md).
+ * (docs/performance.md). What is relayed as it came stays bytes, a view of the upstream's read
+ * while it is one stretch of it; text and bytes are joined only when a stream writes both
+ * between two flushes (an error event after a run, say).
  */
 class StreamOutput {
-  #pending = '';
+  #text = '';
+  #bytes: Buffer | undefined;
   /** Nothing went out since the keep-alive timer last looked. */
   quiet = true;
 
@@ -66,15 +69,41 @@ class StreamOutput {
   }
 
   write(text: string): void {
-    this.#pending += text;
+    if (text.length === 0) return;
+    if (this.#bytes === undefined) this.#text += text;
+    else this.#bytes = Buffer.concat([this.#bytes, Buffer.from(text)]);
+  }
+
+  writeBytes(bytes: Buffer): void {
+    const held = this.#bytes;
+    if (this.#text.length > 0) {
+      this.#bytes = Buffer.concat([Buffer.from(this.#text), bytes]);
+      this.#text = '';
+    } else if (held === undefined) {
+      this.#bytes = bytes;
+    } else if (held.buffer === bytes.buffer && held.byteOffset + held.length === bytes.byteOffset) {
+      this.#bytes = Buffer.from(held.buffer, held.byteOffset, held.length + bytes.length);
+    } else {
+      this.#bytes = Buffer.concat([held, bytes]);
+    }
+  }
+
+  /**
+   * Copies what is held out of the upstream's read before a wait, so the wait keeps only what is
+   * left to send (the `[DONE]` event, say) and not the whole read it is a view of.
+   */
+  detach(): void {
+    if (this.#bytes !== undefined) this.#bytes = Buffer.from(this.#bytes);
   }
 
   flush(): void {
-    if (this.#pending.length === 0) return;
+    const out = this.#bytes ?? this.#text;
+    if (out.length === 0) return;
     if (this.result.firstByteAt === undefined) this.result.firstByteAt = performance.now();
     this.quiet = false;
-    this.response.write(this.#pending);
-    this.#pending = '';
+    this.response.write(out);
+    this.#text = '';
+    this.#bytes = undefined;
   }
 }
 
@@ -117,6 +146,7 @@ export async function streamAnswer(
     // A shutdown during the wait lets out what was held back (the answer's end, or the error
     // that ended it) rather than add an error of its own.
     const forget = options.activeStreams.add(() => output.flush());
+    output.detach();
     await options.beforeEnd(result);
     forget();
   }
@@ -183,8 +213,11 @@ async function relay(
     return out;
   };
 
-  const relayEvent = (event: SseEvent) => {
-    if (!(dropUsageChunk && event.data.includes('"choices":[]'))) output.write(formatSseEvent(event.data, event.event));
+  /** An event relayed as it came (as its bytes where the reader kept them, else re-framed with its data untouched). */
+  const relayEvent = (event: SseEvent, bytes?: Buffer) => {
+    if (dropUsageChunk && event.data.includes('"choices":[]')) return;
+    if (bytes === undefined) output.write(formatSseEvent(event.data, event.event));
+    else output.writeBytes(bytes);
   };
 
   const onEvent =
@@ -197,7 +230,7 @@ async function relay(
           }
           output.write(observe(parts));
         }
-      : (event: SseEvent) => {
+      : (event: SseEvent, bytes?: Buffer) => {
           monitor.push(event);
           result.events++;
           if (monitor.finished) finishing();
@@ -206,17 +239,20 @@ async function relay(
             result.error = monitor.error;
             upstreamErrorRelayed = true;
           }
-          relayEvent(event);
+          relayEvent(event, bytes);
         };
 
   const parser = createSseParser(onEvent);
   const read =
     canSkip(monitor)
-      ? createSkippingReader(parser, monitor, (text, events) => {
-          result.events += events;
-          output.write(text);
+      ? createSkippingReader(parser, monitor, {
+          run(bytes, events) {
+            result.events += events;
+            output.writeBytes(bytes);
+          },
+          event: onEvent,
         })
-      : (chunk: Uint8Array) => parser.push(chunk);
+      : (chunk: Buffer) => parser.push(chunk);
   let terminated = false;
   const forget = options.activeStreams.add((error) => {
     terminated = true;
