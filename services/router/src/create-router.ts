@@ -30,6 +30,7 @@ import {
 } from '@switchyard/telemetry';
 import { computeCostMicros, type UsageEvent, type UsageSink } from '@switchyard/usage-events';
 import { ActiveStreams } from './pipeline/active-streams.ts';
+import { KeepAlives } from './pipeline/keep-alives.ts';
 import { DeploymentHealth } from './routing/deployment-health.ts';
 import type { UpstreamTimeouts } from './pipeline/call-upstream.ts';
 import type { Exchange, ExchangeOutcome } from './pipeline/exchange.ts';
@@ -98,13 +99,14 @@ export function createRouter(options: RouterOptions): Router {
     return endpoint;
   };
   const activeStreams = new ActiveStreams();
+  const keepAlives = new KeepAlives(options.keepAliveMs ?? 15_000);
   const dependencies = {
     activeStreams,
     usagelessDeployments: new Set<string>(),
     upstream,
     timeouts,
     health,
-    keepAliveMs: options.keepAliveMs ?? 15_000,
+    keepAlives,
     endpointOf,
     onTranslation: (pair: string, seconds: number) => metrics.translationDuration.observe({ pair }, seconds),
     onRetry: (providerId: string) => metrics.retries.inc({ provider: providerId }),
@@ -327,6 +329,7 @@ export function createRouter(options: RouterOptions): Router {
     terminateStreams: () =>
       activeStreams.terminateAll(new GatewayError('unavailable', 'The gateway is shutting down; the stream was ended before completion.')),
     close: async () => {
+      keepAlives.close();
       await upstream.close();
       await responseStore.close();
       await signatureStore.close();

@@ -8,6 +8,7 @@ import { candidateModels } from '../routing/candidate-models.ts';
 import { chooseDeployment } from '../routing/choose-deployment.ts';
 import { deploymentKey, type CircuitPolicy, type DeploymentHealth } from '../routing/deployment-health.ts';
 import type { ActiveStreams } from './active-streams.ts';
+import type { KeepAlives } from './keep-alives.ts';
 import { callUpstream, parseAnswerBody, readErrorBody, transportError, type UpstreamTimeouts } from './call-upstream.ts';
 import type { Exchange, ExchangeOutcome } from './exchange.ts';
 import { estimateRequestTokens, estimateTextTokens } from './estimate-tokens.ts';
@@ -33,8 +34,7 @@ export interface GenerateDependencies {
   upstream: UpstreamClient;
   timeouts: UpstreamTimeouts;
   health: DeploymentHealth;
-  /** Quiet time on a stream before a keep-alive is written. */
-  keepAliveMs: number;
+  keepAlives: KeepAlives;
   activeStreams: ActiveStreams;
   /** Deployments seen to stream without usage: their same-format streams are decoded, not just watched. */
   usagelessDeployments: Set<string>;
@@ -268,7 +268,7 @@ async function answer(
       };
     };
     const result = await streamAnswer(exchange, upstream, response, headers, {
-      keepAliveMs: dependencies.keepAliveMs,
+      keepAlives: dependencies.keepAlives,
       activeStreams: dependencies.activeStreams,
       watchOnly,
       beforeEnd: async (ended) => {

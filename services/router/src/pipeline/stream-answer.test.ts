@@ -8,6 +8,7 @@ import { wireFormats, type WireFormat } from '@switchyard/formats';
 import type { UpstreamResponse } from '@switchyard/providers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActiveStreams } from './active-streams.ts';
+import { KeepAlives } from './keep-alives.ts';
 import type { Exchange } from './exchange.ts';
 import { streamAnswer, type StreamOptions, type StreamResult } from './stream-answer.ts';
 
@@ -87,11 +88,11 @@ afterEach(async () => {
 });
 
 /** Serves one streamed answer on loopback and reads it as a client would. */
-async function relayed(exchange: Exchange, upstream: UpstreamResponse, options: Omit<StreamOptions, 'keepAliveMs' | 'activeStreams'>) {
+async function relayed(exchange: Exchange, upstream: UpstreamResponse, options: Omit<StreamOptions, 'keepAlives' | 'activeStreams'>) {
   let result: Promise<StreamResult> | undefined;
   const server = createServer((_request, response) => {
     result = streamAnswer(exchange, upstream, response, { 'x-request-id': 'req_1' }, {
-      keepAliveMs: 15_000,
+      keepAlives: new KeepAlives(15_000),
       activeStreams: new ActiveStreams(),
       ...options,
     });
@@ -153,7 +154,7 @@ describe('streamAnswer', () => {
     let release: (() => void) | undefined;
     const server = createServer((_request, response) => {
       void streamAnswer(translatedExchange(wireFormats.messages), upstreamAnswer(messagesStream()), response, {}, {
-        keepAliveMs: 15_000,
+        keepAlives: new KeepAlives(15_000),
         activeStreams,
         watchOnly: false,
         beforeEnd: () => new Promise<void>((resolve) => (release = resolve)),

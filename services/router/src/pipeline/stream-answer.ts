@@ -6,6 +6,7 @@ import type { UpstreamResponse } from '@switchyard/providers';
 import { StreamAccumulator } from './accumulate-stream.ts';
 import { canSkip, createSkippingReader } from './read-skipping.ts';
 import type { ActiveStreams } from './active-streams.ts';
+import type { KeepAlives, QuietStream } from './keep-alives.ts';
 import { clientResponseContext } from './response-context.ts';
 import { transportError } from './call-upstream.ts';
 import type { Exchange } from './exchange.ts';
@@ -35,8 +36,7 @@ export interface StreamResult {
 }
 
 export interface StreamOptions {
-  /** Quiet time before a keep-alive is written. */
-  keepAliveMs: number;
+  keepAlives: KeepAlives;
   activeStreams: ActiveStreams;
   /** Called before the answer's end leaves (see streamAnswer). */
   beforeEnd: (result: StreamResult) => Promise<void>;
@@ -54,18 +54,24 @@ export interface StreamOptions {
  * while it is one stretch of it; text and bytes are joined only when a stream writes both
  * between two flushes (an error event after a run, say).
  */
-class StreamOutput {
+class StreamOutput implements QuietStream {
   #text = '';
   #bytes: Buffer | undefined;
-  /** Nothing went out since the keep-alive timer last looked. */
-  quiet = true;
+  sent = false;
 
   readonly response: ServerResponse;
   readonly result: StreamResult;
+  readonly #keepAlive: string;
 
-  constructor(response: ServerResponse, result: StreamResult) {
+  constructor(response: ServerResponse, result: StreamResult, keepAlive: string) {
     this.response = response;
     this.result = result;
+    this.#keepAlive = keepAlive;
+  }
+
+  /** Whole events only are ever written, so a keep-alive can never land inside one. */
+  keepAlive(): void {
+    this.response.write(this.#keepAlive);
   }
 
   write(text: string): void {
@@ -100,7 +106,7 @@ class StreamOutput {
     const out = this.#bytes ?? this.#text;
     if (out.length === 0) return;
     if (this.result.firstByteAt === undefined) this.result.firstByteAt = performance.now();
-    this.quiet = false;
+    this.sent = true;
     this.response.write(out);
     this.#text = '';
     this.#bytes = undefined;
@@ -137,7 +143,7 @@ export async function streamAnswer(
     upstreamBroke: false,
     firstByteAt: undefined,
   };
-  const output = new StreamOutput(response, result);
+  const output = new StreamOutput(response, result, exchange.clientFormat.stream.keepAlive);
   const terminated = await relay(exchange, upstream, output, accumulator, options);
   // Only the output and the result are left: the relay's parser, decoder, encoder and closures
   // are garbage before the wait for beforeEnd (a Redis round trip), which would otherwise carry
@@ -184,12 +190,8 @@ async function relay(
   /** The answer's finish was seen: what follows waits for beforeEnd. */
   let finished = false;
 
-  // Whole events only are ever written, so a keep-alive can never land inside one. The timer
-  // lives only while the upstream is being read: a dead upstream is not masked by pings.
-  const keepAlive = setInterval(() => {
-    if (output.quiet) response.write(clientFormat.stream.keepAlive);
-    output.quiet = true;
-  }, options.keepAliveMs);
+  // Only while the upstream is being read: a dead upstream is not masked by pings.
+  const forgetKeepAlive = options.keepAlives.add(output);
 
   // What came before the event that finishes the answer leaves now, not after beforeEnd: a
   // stream read whole in one turn would otherwise hold all of it, first byte included, for a
@@ -290,7 +292,7 @@ async function relay(
     }
   }
   forget();
-  clearInterval(keepAlive);
+  forgetKeepAlive();
   result.upstreamBroke = result.error !== undefined && !terminated && result.error.kind !== 'client_closed';
   // A stream read whole within one turn leaves, head and all, in one write after beforeEnd.
   clearImmediate(headFlush);
