@@ -38,7 +38,7 @@ export function createSkippingReader(parser: SseParser, monitor: SkippingMonitor
       return;
     }
     const text = chunk.toString('latin1');
-    // A CR anywhere sends its events to the parser, which reads CR as a line end.
+    // From the first CR on, events go to the parser, which reads a CR as a line end.
     const firstCr = text.indexOf('\r');
     let start = 0;
     while (start < text.length) {
