@@ -82,6 +82,17 @@ function translatedExchange(upstreamFormat: WireFormat): Exchange {
   } as unknown as Exchange;
 }
 
+/** Whether `ref`'s target survives two full collections, each after a turn (what a wait for the usage gives a scavenge). */
+async function heldAfterCollecting(ref: WeakRef<object> | undefined): Promise<boolean> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  await sleep(0);
+  gc();
+  await sleep(0);
+  gc();
+  return ref?.deref() !== undefined;
+}
+
 const servers: Server[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
@@ -106,8 +117,6 @@ async function relayed(exchange: Exchange, upstream: UpstreamResponse, options: 
 
 describe('streamAnswer', () => {
   it('translates the stream and, while the usage is made durable, holds nothing of the relay but what is left to send', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
     let decoder: WeakRef<object> | undefined;
     const upstreamFormat: WireFormat = {
       ...wireFormats.messages,
@@ -126,11 +135,7 @@ describe('streamAnswer', () => {
       // Under Redis the wait is a round trip, long enough for a scavenge to carry whatever the
       // relay still holds into the old generation.
       beforeEnd: async () => {
-        await sleep(0);
-        gc();
-        await sleep(0);
-        gc();
-        decoderHeldWhileWaiting = decoder?.deref() !== undefined;
+        decoderHeldWhileWaiting = await heldAfterCollecting(decoder);
       },
     });
 
@@ -180,8 +185,6 @@ describe('streamAnswer', () => {
   });
 
   it('relays a watched same-format stream byte for byte, and waits for the usage holding only what is left to send, not the read it came in', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
     const text = chatStream();
     let read: WeakRef<ArrayBuffer> | undefined;
     let readHeldWhileWaiting: boolean | undefined;
@@ -191,11 +194,7 @@ describe('streamAnswer', () => {
       {
         watchOnly: true,
         beforeEnd: async () => {
-          await sleep(0);
-          gc();
-          await sleep(0);
-          gc();
-          readHeldWhileWaiting = read?.deref() !== undefined;
+          readHeldWhileWaiting = await heldAfterCollecting(read);
         },
       },
     );
