@@ -50,6 +50,28 @@ describe.each<TopologyKind>(['all', 'split'])('chat-completions end to end (%s)'
     expect(usage?.completion_tokens).toBeGreaterThan(0);
   });
 
+  it.each([
+    ['read whole', ''],
+    ['one event per read', ' [[sim:chunk_delay_ms=2]]'],
+  ])('should relay text in any script intact, the upstream stream %s', async (_shape, knob) => {
+    const words = 'Grüße aus Köln, 北京 und 🚂 ünd ça';
+    const stream = await client.chat.completions.create({
+      model: 'model-chat',
+      messages: [{ role: 'user', content: `${words}${knob}` }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | undefined | null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toContain(`Simulated reply to: ${words}`);
+    expect(text).not.toContain('\uFFFD');
+    expect(usage?.completion_tokens).toBeGreaterThan(0);
+  });
+
   it('should not send the usage chunk the client did not ask for', async () => {
     const stream = await client.chat.completions.create({
       model: 'model-chat',
