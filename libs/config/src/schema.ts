@@ -148,7 +148,7 @@ export const configSchema = z
       .object({
         /** Request body limit; 32 MiB is the largest vendor limit (design §1). */
         bodyLimitBytes: z.number().int().positive().default(32 * 1024 * 1024),
-        /** Quiet time on a stream before a keep-alive (comment, or messages `ping`) is written. */
+        /** The keep-alive period: a stream quiet for one to two of them gets a keep-alive (a comment, or messages `ping`). */
         streamKeepAliveMs: z.number().int().positive().default(15_000),
       })
       .strict()

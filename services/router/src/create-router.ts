@@ -56,7 +56,7 @@ export interface RouterOptions {
   signatureStore?: SignatureStore;
   /** Charged with the real token usage once an answer ends (admission reserved an estimate). */
   limiter?: Limiter;
-  /** Quiet time on a stream before a keep-alive is written (default 15 s). */
+  /** The keep-alive period: a stream quiet for one to two of them gets a keep-alive (default 15 s). */
   keepAliveMs?: number;
   /** Receives one usage event per answered request (BullMQ in production, in process without Redis). */
   usageSink?: UsageSink;
