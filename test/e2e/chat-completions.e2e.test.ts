@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamChat } from './support/chat-stream.ts';
 import { startTopology, TEST_KEY, UPSTREAM_KEY, type Topology, type TopologyKind } from './support/topology.ts';
 
 describe.each<TopologyKind>(['all', 'split'])('chat-completions end to end (%s)', (kind) => {
@@ -28,25 +29,10 @@ describe.each<TopologyKind>(['all', 'split'])('chat-completions end to end (%s)'
   });
 
   it('should stream chunks and the usage chunk when asked', async () => {
-    const stream = await client.chat.completions.create({
-      model: 'model-chat',
-      messages: [{ role: 'user', content: 'Stream something please' }],
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | undefined | null;
-    let finish: string | null | undefined;
-    let chunks = 0;
-    for await (const chunk of stream) {
-      chunks++;
-      text += chunk.choices[0]?.delta.content ?? '';
-      finish ??= chunk.choices[0]?.finish_reason;
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { chunks, text, finishReason, usage } = await streamChat(client, 'model-chat', 'Stream something please');
     expect(chunks).toBeGreaterThan(3);
     expect(text).toContain('Stream something please');
-    expect(finish).toBe('stop');
+    expect(finishReason).toBe('stop');
     expect(usage?.completion_tokens).toBeGreaterThan(0);
   });
 
@@ -55,18 +41,7 @@ describe.each<TopologyKind>(['all', 'split'])('chat-completions end to end (%s)'
     ['one event per read', ' [[sim:chunk_delay_ms=2]]'],
   ])('should relay text in any script intact, the upstream stream %s', async (_shape, knob) => {
     const words = 'Grüße aus Köln, 北京 und 🚂 ünd ça';
-    const stream = await client.chat.completions.create({
-      model: 'model-chat',
-      messages: [{ role: 'user', content: `${words}${knob}` }],
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | undefined | null;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage } = await streamChat(client, 'model-chat', `${words}${knob}`);
     expect(text).toContain(`Simulated reply to: ${words}`);
     expect(text).not.toContain('\uFFFD');
     expect(usage?.completion_tokens).toBeGreaterThan(0);

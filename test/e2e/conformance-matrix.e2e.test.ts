@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { streamChat } from './support/chat-stream.ts';
 import { Matrix } from './support/matrix.ts';
 import { MODEL_FOR_PROTOCOL, startTopology, TEST_KEY, type Topology, type TopologyKind } from './support/topology.ts';
 
@@ -55,18 +56,7 @@ describe.each<TopologyKind>(['all', 'split'])('conformance matrix (%s)', (kind) 
     });
 
     matrix.cell('openai chat stream + usage', upstream, async () => {
-      const stream = await openai.chat.completions.create({
-        model,
-        messages: [{ role: 'user', content: 'Stream matrix' }],
-        stream: true,
-        stream_options: { include_usage: true },
-      });
-      let text = '';
-      let usage: OpenAI.CompletionUsage | null | undefined;
-      for await (const chunk of stream) {
-        text += chunk.choices[0]?.delta.content ?? '';
-        if (chunk.usage) usage = chunk.usage;
-      }
+      const { text, usage } = await streamChat(openai, model, 'Stream matrix');
       expect(text).toContain('Stream matrix');
       expect(usage?.completion_tokens).toBeGreaterThan(0);
     });
