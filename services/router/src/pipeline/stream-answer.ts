@@ -115,10 +115,11 @@ class StreamOutput implements QuietStream {
 
 /**
  * Relays an upstream SSE stream to the client. Translated streams go decoder → canonical parts
- * → encoder. Same-format streams are re-framed event by event with the data text untouched
- * (no JSON re-encoding); beside them runs the format's relay monitor (or the decoder, when the
- * answer itself is needed) to read usage and to notice a truncated stream, which is then
- * closed with the format's error event rather than left to look like success (protocols.md §7.3).
+ * → encoder. Same-format streams keep their data text untouched (no JSON re-encoding): a watched
+ * chat stream goes out as the bytes that came (read-skipping.ts), other streams are re-framed
+ * event by event. Beside them runs the format's relay monitor (or the decoder, when the answer
+ * itself is needed) to read usage and to notice a truncated stream, which is then closed with
+ * the format's error event rather than left to look like success (protocols.md §7.3).
  *
  * From the event that finishes the answer on, output is held back until `beforeEnd` has made
  * durable what must outlive this process (the usage event): a client that saw the end of its
