@@ -153,14 +153,18 @@ describe.each<TopologyKind>(['all', 'split'])('conformance matrix (%s)', (kind) 
     });
 
     matrix.cell('anthropic messages.stream finalMessage', upstream, async () => {
-      const stream = anthropic.messages.stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'Messages stream matrix' }] });
-      let deltas = '';
-      stream.on('text', (text) => (deltas += text));
-      const final = await stream.finalMessage();
-      const text = final.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-      expect(text).toContain('Messages stream matrix');
-      expect(deltas).toBe(text);
-      expect(final.usage.output_tokens).toBeGreaterThan(0);
+      // Text in several scripts, the upstream's stream read whole and one event per read.
+      for (const knob of ['', ' [[sim:chunk_delay_ms=2]]']) {
+        const prompt = 'Messages stream matrix: Grüße aus Köln, 北京 und 🚂';
+        const stream = anthropic.messages.stream({ model, max_tokens: 256, messages: [{ role: 'user', content: `${prompt}${knob}` }] });
+        let deltas = '';
+        stream.on('text', (text) => (deltas += text));
+        const final = await stream.finalMessage();
+        const text = final.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+        expect(text).toContain(prompt);
+        expect(deltas).toBe(text);
+        expect(final.usage.output_tokens).toBeGreaterThan(0);
+      }
     });
 
     matrix.cell('anthropic tool use round trip', upstream, async () => {

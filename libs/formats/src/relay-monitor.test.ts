@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { GatewayError, type CanonicalUsage, type FormatId, type StreamPart } from '@switchyard/canonical';
-import type { SseEvent } from '@switchyard/sse';
+import { formatSseEvent, type SseEvent } from '@switchyard/sse';
 import { describe, expect, it } from 'vitest';
 import { parseSse } from './chat-completions/__fixtures__/replay.ts';
 import { wireFormats } from './registry.ts';
@@ -60,8 +60,13 @@ function decode(format: FormatId, events: readonly SseEvent[]): Outcome {
   return outcome;
 }
 
-/** `peek`: read `usage` after every event (generate-content reads held chunks lazily; both ways must agree). */
-function monitor(format: FormatId, events: readonly SseEvent[], peek: boolean): Outcome {
+/**
+ * `peek`: read `usage` after every event (generate-content reads held chunks lazily; both ways
+ * must agree). `skipping`: as the router's skipping reader uses a monitor that has
+ * skippablePrefix, on the events written out as SSE text: before each event, the run it finds
+ * from there is passed over unpushed.
+ */
+function monitor(format: FormatId, events: readonly SseEvent[], peek: boolean, skipping = false): Outcome {
   const relay = wireFormats[format].stream.createRelayMonitor();
   const outcome: Outcome = { finishAt: undefined, usage: undefined, errorAt: undefined, error: undefined, endError: undefined };
   const observe = (at: number) => {
@@ -75,10 +80,22 @@ function monitor(format: FormatId, events: readonly SseEvent[], peek: boolean): 
       outcome.error = summarize(relay.error);
     }
   };
-  events.forEach((event, index) => {
-    relay.push(event);
+  const texts = events.map((event) => formatSseEvent(event.data, event.event));
+  const starts = [0];
+  for (const text of texts) starts.push((starts.at(-1) as number) + text.length);
+  const whole = texts.join('');
+  let index = 0;
+  while (index < events.length) {
+    const run = skipping ? relay.skippablePrefix?.(whole.slice(starts[index])) : undefined;
+    if (run !== undefined && run.events > 0) {
+      expect(run.end, 'a run ends on an event boundary').toBe((starts[index + run.events] as number) - (starts[index] as number));
+      index += run.events;
+      continue;
+    }
+    relay.push(events[index] as SseEvent);
     observe(index);
-  });
+    index++;
+  }
   outcome.endError = summarize(relay.end());
   observe(events.length);
   // Usage is final from the finish on: nothing after it changes it.
@@ -90,6 +107,7 @@ function expectAgreement(format: FormatId, events: readonly SseEvent[]): Outcome
   const decoded = decode(format, events);
   expect(monitor(format, events, false)).toEqual(decoded);
   expect(monitor(format, events, true)).toEqual(decoded);
+  expect(monitor(format, events, false, true)).toEqual(decoded);
   return decoded;
 }
 

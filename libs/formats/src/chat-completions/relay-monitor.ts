@@ -1,6 +1,6 @@
 import { GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { CLOSE_BRACE, looksLikeObject, nonNullKeyPattern, RelayMonitorState } from '../shared/index.ts';
+import { CLOSE_BRACE, looksLikeObject, NONE_SKIPPED, nonNullKeyPattern, RelayMonitorState } from '../shared/index.ts';
 import type { RelayMonitor, SkippedEvents } from '../wire-format.ts';
 import { convertToCanonicalUsage } from './convert-usage.ts';
 import { readStreamChunk, streamEndedEarly, streamEndedWithoutAnswer } from './stream-decoder.ts';
@@ -29,9 +29,6 @@ const RUN_END = new RegExp(`${WATCHED_KEYS.source}|"choices":\\[\\]`);
 export function createRelayMonitor(): RelayMonitor {
   return new ChatRelayMonitor();
 }
-
-/** No run to skip: the stream has not started, or the monitor reads nothing more. */
-const NONE_SKIPPED: SkippedEvents = Object.freeze({ end: 0, events: 0 });
 
 class ChatRelayMonitor extends RelayMonitorState {
   #started = false;

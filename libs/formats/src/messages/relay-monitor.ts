@@ -1,7 +1,7 @@
 import type { GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { endsLikeObject, leadingTypeStartingWith, RelayMonitorState } from '../shared/index.ts';
-import type { RelayMonitor } from '../wire-format.ts';
+import { endsLikeObject, leadingRun, leadingTypeStartingWith, NONE_SKIPPED, RelayMonitorState } from '../shared/index.ts';
+import type { RelayMonitor, SkippedEvents } from '../wire-format.ts';
 import { convertUsageToCanonical, mergeUsage, type MessagesUsage } from './convert-usage.ts';
 import { errorFromStreamEvent } from './errors.ts';
 import { parseStreamEvent } from './parse-stream-event.ts';
@@ -9,6 +9,14 @@ import { streamEndedBeforeStop, unreadableStreamEvent } from './stream-decoder.t
 
 /** Every content event starts `{"type":"content_block_`: the vendor writes `type` first and compact. */
 const CONTENT_EVENT = leadingTypeStartingWith('content_block_');
+
+/**
+ * One event push() skips, in the one shape a relay passes on without the SSE parser: an
+ * optional `event:` line and one `data:` line, LF line ends. A ping whatever its data, or data
+ * that CONTENT_EVENT matches and that ends like an object (a ping or a content event named
+ * otherwise is skipped all the same: push() goes by the ping's name and the content's data).
+ */
+const SKIPPABLE_EVENT = /(?:event: ping\ndata: [^\n\r]*|(?:event: [^\n\r]*\n)?data: \{"type":"content_block_[^\n\r]*\})\n\n/y;
 
 /**
  * What the router needs of a same-format messages stream, tracked as createStreamDecoder tracks
@@ -57,6 +65,11 @@ class MessagesRelayMonitor extends RelayMonitorState {
       default:
         return;
     }
+  }
+
+  /** The content events and pings (nearly all of a stream) in a row, found by one pattern each. */
+  skippablePrefix(text: string): SkippedEvents {
+    return this.ended ? NONE_SKIPPED : leadingRun(SKIPPABLE_EVENT, text);
   }
 
   protected endOfStream(): GatewayError {

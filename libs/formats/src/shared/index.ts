@@ -9,3 +9,4 @@ export * from './openai-json-schema-format.ts';
 export * from './is-record.ts';
 export * from './json-text.ts';
 export * from './relay-monitor-state.ts';
+export * from './skippable-run.ts';

@@ -1,4 +1,4 @@
-import type { GatewayError, StreamPart } from '@switchyard/canonical';
+import type { FormatId, GatewayError, StreamPart } from '@switchyard/canonical';
 import { wireFormats } from '@switchyard/formats';
 import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse';
 import { describe, expect, it } from 'vitest';
@@ -6,13 +6,23 @@ import { canSkip, createSkippingReader } from './read-skipping.ts';
 
 const USAGE_CHUNK = '"choices":[]';
 
-/** A chat stream as an upstream sends it: the role chunk, `deltas` content chunks, the finish chunk, the usage chunk, [DONE]. */
-function chatStream(deltas: number, texts: (index: number) => string = (index) => `word${index} `): string {
-  const encoder = wireFormats['chat-completions'].stream.createEncoder({ model: 'm', requestId: 'req_1', includeUsage: true });
-  const parts: StreamPart[] = [{ type: 'start', id: 'chatcmpl-1', model: 'm', created: 1_760_000_000 }];
+/** A stream as an upstream of `format` sends it: its start, `deltas` text deltas, the finish with usage. */
+function encodedStream(format: FormatId, deltas: number, texts: (index: number) => string): string {
+  const encoder = wireFormats[format].stream.createEncoder({ model: 'm', requestId: 'req_1', includeUsage: true });
+  const parts: StreamPart[] = [{ type: 'start', id: 'answer-1', model: 'm', created: 1_760_000_000 }];
   for (let index = 0; index < deltas; index++) parts.push({ type: 'text-delta', text: texts(index) });
   parts.push({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: 30, outputTokens: deltas } });
   return parts.map((part) => encoder.push(part)).join('');
+}
+
+/** The role chunk, `deltas` content chunks, the finish chunk, the usage chunk, [DONE]. */
+function chatStream(deltas: number, texts: (index: number) => string = (index) => `word${index} `): string {
+  return encodedStream('chat-completions', deltas, texts);
+}
+
+/** message_start, a text block (its start, `deltas` deltas, its stop), message_delta, message_stop. */
+function messagesStream(deltas: number, texts: (index: number) => string = (index) => `word${index} `): string {
+  return encodedStream('messages', deltas, texts);
 }
 
 interface Relayed {
@@ -27,18 +37,21 @@ interface Relayed {
   errorMessage: string | undefined;
 }
 
-/** Relays `text` cut at `cuts` as the router does: with the skipping reader, or (`skipping` false) every event parsed. */
-function relay(text: string, cuts: number[], skipping: boolean, stopAt?: string): Relayed {
-  const monitor = wireFormats['chat-completions'].stream.createRelayMonitor();
+/** Relays `text` of `format` cut at `cuts` as the router does: with the skipping reader, or (`skipping` false) every event parsed. */
+function relay(format: FormatId, text: string, cuts: number[], skipping: boolean, stopAt?: string): Relayed {
+  const monitor = wireFormats[format].stream.createRelayMonitor();
   const result: Relayed = { out: '', events: 0, skipped: 0, direct: 0, finished: false, usage: undefined, error: undefined, errorMessage: undefined };
   const onEvent = (event: SseEvent, bytes?: Buffer) => {
     monitor.push(event);
     result.events++;
-    if (bytes !== undefined) result.direct++;
+    if (bytes !== undefined) {
+      result.direct++;
+      expect([event], 'an event read alone is what the parser reads of its bytes').toEqual(parsed(bytes));
+    }
     if (stopAt === undefined || !event.data.includes(stopAt)) result.out += bytes?.toString() ?? formatSseEvent(event.data, event.event);
   };
   const parser = createSseParser(onEvent);
-  // The chat monitor can skip; were it to lose that, the counts of skipped events below fail.
+  // The chat and messages monitors can skip; were one to lose that, the counts of skipped events below fail.
   const read =
     skipping && canSkip(monitor)
       ? createSkippingReader(parser, monitor, {
@@ -65,9 +78,17 @@ function relay(text: string, cuts: number[], skipping: boolean, stopAt?: string)
   return result;
 }
 
-function expectSameAsParsingAll(text: string, cuts: number[], stopAt?: string): Relayed {
-  const skipping = relay(text, cuts, true, stopAt);
-  const { skipped: _skipped, direct: _direct, ...reference } = relay(text, cuts, false, stopAt);
+function parsed(bytes: Buffer): SseEvent[] {
+  const events: SseEvent[] = [];
+  const parser = createSseParser((event) => events.push(event));
+  parser.push(bytes);
+  parser.end();
+  return events;
+}
+
+function expectSameAsParsingAll(text: string, cuts: number[], stopAt?: string, format: FormatId = 'chat-completions'): Relayed {
+  const skipping = relay(format, text, cuts, true, stopAt);
+  const { skipped: _skipped, direct: _direct, ...reference } = relay(format, text, cuts, false, stopAt);
   const { skipped, direct, ...rest } = skipping;
   expect(rest, `cut at ${cuts.join(', ')}`).toEqual(reference);
   return { ...rest, skipped, direct };
@@ -150,5 +171,53 @@ describe('createSkippingReader', () => {
     const text = [first, ...others.slice(0, 3), `data: ${withUsage}`, ...others.slice(3)].join('\n\n');
     // The eight plain deltas around it are skipped; the one with usage is read.
     expect(expectSameAsParsingAll(text, []).skipped).toBe(8);
+  });
+
+  describe('a messages stream', () => {
+    const split = (text: string) => text.split('\n\n').slice(0, -1);
+    const join = (events: string[]) => `${events.join('\n\n')}\n\n`;
+
+    it('should relay it read whole with its content events and pings unparsed, the rest read alone, as parsing every event does', () => {
+      const [start, ...rest] = split(messagesStream(50));
+      const text = join([start as string, 'event: ping\ndata: {"type": "ping"}', ...rest]);
+      const relayed = expectSameAsParsingAll(text, [], undefined, 'messages');
+      expect(relayed.out).toBe(text);
+      expect(relayed.finished).toBe(true);
+      expect(relayed.usage).toMatchObject({ inputTokens: 30, outputTokens: 50 });
+      // The ping, the block's start, its 50 deltas and its stop.
+      expect(relayed.skipped).toBe(53);
+      // message_start, message_delta and message_stop: named events read alone, not by the parser.
+      expect(relayed.direct).toBe(3);
+    });
+
+    it('should agree with parsing every event wherever the reads are cut, inside characters and events included', () => {
+      const text = messagesStream(5, (index) => `ø€${index}🚂 `);
+      const bytes = Buffer.byteLength(text);
+      for (let cut = 1; cut < bytes; cut++) expectSameAsParsingAll(text, [cut], undefined, 'messages');
+    });
+
+    it('should leave to the parser, or read alone, what it must not skip, wherever the reads are cut', () => {
+      const [start, ...rest] = split(messagesStream(4, (index) => (index === 2 ? '{"type":"message_stop"} and "usage" quoted' : `w${index} `)));
+      const around = (...events: string[]) => join([start as string, ...rest.slice(0, 3), ...events, ...rest.slice(3)]);
+      const variants = [
+        messagesStream(4).replaceAll('\n', '\r\n'),
+        around('id: 7\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}'),
+        around(': a comment'),
+        around('event: ping\ndata: not json'),
+        around('event:\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}'),
+        around('event: content_block_delta'),
+        around('event: content_block_delta\ndata: {"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}'),
+        around('event: content_block_delta\ndata: {"type":"content_block_delta","index":0}\ndata: {"type":"message_stop"}'),
+        around('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"'),
+        around('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Überlastet 🚂"}}'),
+        around('event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}'),
+        join([start as string, ...rest.map((event) => event.replace('data: {', 'data: {\n'))]),
+      ];
+      for (const variant of variants) {
+        expectSameAsParsingAll(variant, [], undefined, 'messages');
+        for (let cut = 1; cut < variant.length; cut++) expectSameAsParsingAll(variant, [cut], undefined, 'messages');
+      }
+      expect(expectSameAsParsingAll(variants[9] as string, [], undefined, 'messages').errorMessage).toContain('Überlastet 🚂');
+    });
   });
 });

@@ -56,12 +56,12 @@ function upstreamAnswer(text: string, onRead: (chunk: Buffer) => void = () => {}
   };
 }
 
-/** A chat-completions client of a chat-completions upstream, relayed as it came. */
-function sameFormatExchange(includeUsage: boolean): Exchange {
+/** A client of an upstream of its own format (chat-completions unless named), relayed as it came. */
+function sameFormatExchange(includeUsage: boolean, format: WireFormat = wireFormats['chat-completions']): Exchange {
   return {
     request: { identity: { requestId: 'req_1' }, headers: {}, signal: new AbortController().signal },
-    clientFormat: wireFormats['chat-completions'],
-    upstreamFormat: wireFormats['chat-completions'],
+    clientFormat: format,
+    upstreamFormat: format,
     sameFormat: true,
     canonical: { model: 'm', stream: true, includeUsage },
     warnings: [],
@@ -204,6 +204,19 @@ describe('streamAnswer', () => {
     expect(result.error).toBeUndefined();
     expect(result.usage).toMatchObject({ inputTokens: 30, outputTokens: WORDS.length });
     expect(result.events).toBe(WORDS.length + 4);
+  });
+
+  it('relays a watched messages stream byte for byte, with its usage', async () => {
+    const text = messagesStream();
+    const { body, result } = await relayed(sameFormatExchange(true, wireFormats.messages), upstreamAnswer(text), {
+      watchOnly: true,
+      beforeEnd: () => Promise.resolve(),
+    });
+    expect(body).toBe(text);
+    expect(result.error).toBeUndefined();
+    expect(result.usage).toMatchObject({ inputTokens: 30, outputTokens: WORDS.length });
+    // message_start, the block's start, deltas and stop, message_delta, message_stop.
+    expect(result.events).toBe(WORDS.length + 5);
   });
 
   it("drops the usage chunk the client did not ask for, and ends a stream cut off after its content with the format's error event", async () => {
