@@ -101,6 +101,26 @@ export const SCENARIOS: Scenario[] = [
     call: (kind, context) => chatCall(kind, context, `${PROMPT} ${STREAM_DIRECTIVE}`, true, 'chat'),
   },
   {
+    id: 'messages-stream',
+    title: `messages stream, ${STREAM_CHUNKS} chunks (same format)`,
+    stream: true,
+    sameFormat: true,
+    call: (kind, context) => {
+      const text = `${PROMPT} ${STREAM_DIRECTIVE}`;
+      switch (kind) {
+        case 'direct':
+        case 'null':
+          return directMessages(text, true);
+        case 'switchyard':
+          return { ...directMessages(text, true), headers: { ...json, 'x-api-key': context.key, 'anthropic-version': '2023-06-01' }, body: messagesBody(SWITCHYARD_MODEL.messages, text, true) };
+        case 'portkey': {
+          const call = directMessages(text, true);
+          return { ...call, headers: { ...call.headers, 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${context.simulatorUrl}/v1` } };
+        }
+      }
+    },
+  },
+  {
     id: 'chat>messages-stream',
     title: `chat-completions client → messages upstream, stream, ${STREAM_CHUNKS} chunks`,
     stream: true,
