@@ -2,7 +2,7 @@ import type { FormatId, GatewayError, StreamPart } from '@switchyard/canonical';
 import { wireFormats } from '@switchyard/formats';
 import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse';
 import { describe, expect, it } from 'vitest';
-import { canSkip, createSkippingReader } from './read-skipping.ts';
+import { createSkippingReader } from './read-skipping.ts';
 
 const USAGE_CHUNK = '"choices":[]';
 
@@ -51,16 +51,14 @@ function relay(format: FormatId, text: string, cuts: number[], skipping: boolean
     if (stopAt === undefined || !event.data.includes(stopAt)) result.out += bytes?.toString() ?? formatSseEvent(event.data, event.event);
   };
   const parser = createSseParser(onEvent);
-  // The chat and messages monitors can skip; were one to lose that, the counts of skipped events below fail.
-  const read =
-    skipping && canSkip(monitor)
+  const read = skipping
       ? createSkippingReader(parser, monitor, {
-          run(bytes, events) {
-            result.out += bytes.toString();
+          run(source, from, to, events) {
+            result.out += source.toString('utf8', from, to);
             result.events += events;
             result.skipped += events;
           },
-          event: onEvent,
+          event: (event, source, from, to) => onEvent(event, source.subarray(from, to)),
         })
       : (chunk: Buffer) => parser.push(chunk);
   const bytes = Buffer.from(text);
@@ -88,10 +86,12 @@ function parsed(bytes: Buffer): SseEvent[] {
 
 function expectSameAsParsingAll(text: string, cuts: number[], stopAt?: string, format: FormatId = 'chat-completions'): Relayed {
   const skipping = relay(format, text, cuts, true, stopAt);
-  const { skipped: _skipped, direct: _direct, ...reference } = relay(format, text, cuts, false, stopAt);
-  const { skipped, direct, ...rest } = skipping;
-  expect(rest, `cut at ${cuts.join(', ')}`).toEqual(reference);
-  return { ...rest, skipped, direct };
+  const { skipped: _skipped, direct: _direct, out: referenceOut, ...reference } = relay(format, text, cuts, false, stopAt);
+  const { skipped, direct, out, ...rest } = skipping;
+  // What a client reads: CRLF-framed events go out as they came, where the parser's relay re-frames them with LF.
+  expect({ ...rest, relayed: parsed(Buffer.from(out)) }, `cut at ${cuts.join(', ')}`).toEqual({ ...reference, relayed: parsed(Buffer.from(referenceOut)) });
+  if (!text.includes('\r')) expect(out).toBe(referenceOut);
+  return { ...rest, out, skipped, direct };
 }
 
 describe('createSkippingReader', () => {
@@ -218,6 +218,57 @@ describe('createSkippingReader', () => {
         for (let cut = 1; cut < variant.length; cut++) expectSameAsParsingAll(variant, [cut], undefined, 'messages');
       }
       expect(expectSameAsParsingAll(variants[9] as string, [], undefined, 'messages').errorMessage).toContain('Überlastet 🚂');
+    });
+  });
+
+  describe('CRLF framing (how Google frames generate-content streams)', () => {
+    const crlf = (text: string) => text.replaceAll('\n', '\r\n');
+    const eventsOf = (text: string) => text.split(/\r?\n\r?\n/).length - 1;
+
+    it('should relay a chat stream read whole event by event, each read alone and as its bytes', () => {
+      const text = crlf(chatStream(20));
+      const relayed = expectSameAsParsingAll(text, []);
+      expect(relayed.out).toBe(text);
+      expect(relayed.finished).toBe(true);
+      expect(relayed.direct).toBe(eventsOf(text));
+    });
+
+    it('should relay a generate-content stream as its bytes, read whole and one event per read', () => {
+      const text = crlf(encodedStream('generate-content', 20, (index) => `ø€${index}🚂 `));
+      const whole = expectSameAsParsingAll(text, [], undefined, 'generate-content');
+      expect(whole.out).toBe(text);
+      expect(whole.finished).toBe(true);
+      expect(whole.usage).toMatchObject({ inputTokens: 30, outputTokens: 20 });
+      expect(whole.direct).toBe(eventsOf(text));
+      const boundaries: number[] = [];
+      for (let at = text.indexOf('\r\n\r\n'); at >= 0; at = text.indexOf('\r\n\r\n', at + 1)) boundaries.push(Buffer.byteLength(text.slice(0, at + 4)));
+      expect(expectSameAsParsingAll(text, boundaries.slice(0, -1), undefined, 'generate-content').direct).toBe(eventsOf(text));
+      // A read that ends inside the first event sends the rest of it to the parser; the next read starts afresh.
+      const inFirst = Math.floor((boundaries[0] as number) / 2);
+      expect(expectSameAsParsingAll(text, [inFirst, ...boundaries.slice(0, -1)], undefined, 'generate-content').direct).toBe(eventsOf(text) - 1);
+    });
+
+    it('should agree with parsing every event wherever the reads are cut, for LF and CRLF, odd events included', () => {
+      const lf = encodedStream('generate-content', 4, (index) => `ø€${index}🚂 `);
+      const [first, ...rest] = lf.split('\n\n');
+      const variants = [
+        lf,
+        crlf(lf),
+        crlf([first, 'data: not json', ...rest].join('\n\n')),
+        crlf([first, 'data: {"a":1}\ndata: {"b":2}', ...rest].join('\n\n')),
+        crlf([first, ': a comment', 'data:', ...rest].join('\n\n')),
+        [first, ...rest].join('\r\n\r\n').replace('"candidates"', '"candidates"\r'),
+        lf.replace('"candidates"', '"candidates"\r'),
+        [first, 'data: {"a":1}\ndata: {"b":2}', ...rest].join('\r\n\r\n'),
+        crlf([first, 'data: {"error":{"code":503,"message":"Überlastet 🚂","status":"UNAVAILABLE"}}', ...rest].join('\n\n')),
+        [first, ...rest].join('\r\r'),
+        [first, ...rest].join('\n\r\n'),
+      ];
+      for (const variant of variants) {
+        const bytes = Buffer.byteLength(variant);
+        expectSameAsParsingAll(variant, [], undefined, 'generate-content');
+        for (let cut = 1; cut < bytes; cut++) expectSameAsParsingAll(variant, [cut], undefined, 'generate-content');
+      }
     });
   });
 });

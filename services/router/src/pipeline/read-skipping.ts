@@ -1,23 +1,21 @@
-import type { RelayMonitor, SkippedEvents } from '@switchyard/formats';
+import { isAscii } from 'node:buffer';
+import type { RelayMonitor } from '@switchyard/formats';
 import type { SseEvent, SseParser } from '@switchyard/sse';
 
-/** A monitor whose format has runs of events it never reads. */
-export type SkippingMonitor = RelayMonitor & { skippablePrefix(text: string): SkippedEvents };
-
-export function canSkip(monitor: RelayMonitor | undefined): monitor is SkippingMonitor {
-  return monitor?.skippablePrefix !== undefined;
-}
-
-/** Where a skipping reader hands what it read itself, as the bytes that came. */
+/**
+ * Where a skipping reader hands what it read itself, with the bytes that came: `source` (the
+ * read) from `from` to `to`, as offsets rather than a view made per event.
+ */
 export interface SkippedSink {
   /** A run of whole events the monitor would skip unread. */
-  run(bytes: Buffer, events: number): void;
-  /** One plain event (see plainEvent) read without the parser: what the parser would have delivered, and its bytes. */
-  event(event: SseEvent, bytes: Buffer): void;
+  run(source: Buffer, from: number, to: number, events: number): void;
+  /** One plain event (see plainEvent) read without the parser: what the parser would have delivered, and where its bytes are. */
+  event(event: SseEvent, source: Buffer, from: number, to: number): void;
 }
 
 const EVENT_FIELD = 'event: ';
 const DATA_FIELD = 'data: ';
+const CRLF_BLANK = '\r\n\r\n';
 
 /**
  * The event between `start` and its blank line at `close` (in a read's Latin-1 view, no CR in it)
@@ -25,7 +23,7 @@ const DATA_FIELD = 'data: ';
  * `data:` line. Else undefined, and the parser reads it. Names and data are decoded from the
  * bytes as UTF-8, as the parser decodes them.
  */
-function plainEvent(chunk: Buffer, text: string, start: number, close: number): SseEvent | undefined {
+function plainEvent(chunk: Buffer, text: string, ascii: boolean, start: number, close: number): SseEvent | undefined {
   let name: string | undefined;
   let dataLine = start;
   if (text.startsWith(EVENT_FIELD, start)) {
@@ -34,11 +32,24 @@ function plainEvent(chunk: Buffer, text: string, start: number, close: number): 
     if (nameEnd === start + EVENT_FIELD.length || nameEnd === close) return undefined;
     dataLine = nameEnd + 1;
     if (!text.startsWith(DATA_FIELD, dataLine) || text.indexOf('\n', dataLine) !== close) return undefined;
-    name = chunk.toString('utf8', start + EVENT_FIELD.length, nameEnd);
+    name = decode(chunk, text, ascii, start + EVENT_FIELD.length, nameEnd);
   } else if (!text.startsWith(DATA_FIELD, start) || text.indexOf('\n', start) !== close) {
     return undefined;
   }
-  return { event: name, data: chunk.toString('utf8', dataLine + DATA_FIELD.length, close) };
+  return { event: name, data: decode(chunk, text, ascii, dataLine + DATA_FIELD.length, close) };
+}
+
+/** The UTF-8 text of `chunk` from `from` to `to`: a slice of its Latin-1 view when the read is ASCII. */
+function decode(chunk: Buffer, text: string, ascii: boolean, from: number, to: number): string {
+  return ascii ? text.slice(from, to) : chunk.toString('utf8', from, to);
+}
+
+/**
+ * Whether the event at `start`, whose first CR is at `cr`, is one `data:` line ended by CRLF and
+ * a blank CRLF line: how Google frames every generate-content event.
+ */
+function isCrlfDataEvent(text: string, start: number, cr: number): boolean {
+  return text.startsWith(DATA_FIELD, start) && text.startsWith(CRLF_BLANK, cr) && text.indexOf('\n', start) === cr + 1;
 }
 
 /**
@@ -46,15 +57,16 @@ function plainEvent(chunk: Buffer, text: string, start: number, close: number): 
  * read starts on an event boundary it is looked at as Latin-1, one character per byte, so an
  * offset in the text is an offset in the bytes. That view is exact for everything looked for:
  * the SSE framing and the watched JSON keys are ASCII, and no byte of a multi-byte UTF-8
- * character is. So the runs of events the monitor would skip unread (most of a stream: content
- * deltas) are handed on as views of the read, delimited but not parsed one by one; a plain event
- * (an optional `event:` line and one `data:` line) is decoded alone for the monitor and handed on
- * as its bytes; anything else (`id:` lines, comments, CRs, several data lines) goes through the
- * parser, whose callback reads and relays it as before.
- * The rest of a read that ends inside an event, and every read after it until one ends on a
- * blank line again, goes to the parser too (docs/performance.md).
+ * character is. So the runs of events the monitor would skip unread (most of a chat or messages
+ * stream: content deltas) are handed on as views of the read, delimited but not parsed one by
+ * one; a plain event (an optional `event:` line and one `data:` line, LF line ends, or one
+ * `data:` line in CRLF framing) is decoded alone for the monitor and handed on as its bytes;
+ * anything else (`id:` lines, comments, other CRs, several data lines) goes through the parser,
+ * whose callback reads and relays it as before, with the rest of its read. Every read after one
+ * that ends inside an event goes to the parser too, until one ends on a blank line again
+ * (docs/performance.md).
  */
-export function createSkippingReader(parser: SseParser, monitor: SkippingMonitor, sink: SkippedSink): (chunk: Buffer) => void {
+export function createSkippingReader(parser: SseParser, monitor: RelayMonitor, sink: SkippedSink): (chunk: Buffer) => void {
   let atBoundary = true;
   return (chunk) => {
     if (!atBoundary) {
@@ -62,25 +74,42 @@ export function createSkippingReader(parser: SseParser, monitor: SkippingMonitor
       return;
     }
     const text = chunk.toString('latin1');
-    // From the first CR on, events go to the parser, which reads a CR as a line end.
-    const firstCr = text.indexOf('\r');
+    // An ASCII read's Latin-1 view is its UTF-8 text too: names and data are cut out of it.
+    const ascii = isAscii(chunk);
+    // The first CR and the first blank line at or after `start` (-1: none in the rest of the
+    // read), each looked for again only once `start` has passed it, so a read is scanned once
+    // whatever its framing.
+    let nextCr = text.indexOf('\r');
+    let close = text.indexOf('\n\n');
+    // Runs are LF-framed; once a read shows CRLF framing, its events are not looked at for one.
+    let lookForRuns = monitor.skippablePrefix !== undefined;
     let start = 0;
     while (start < text.length) {
-      if (!monitor.finished && monitor.error === undefined) {
-        const skipped = monitor.skippablePrefix(start === 0 ? text : text.slice(start));
-        if (skipped.events > 0) {
-          sink.run(chunk.subarray(start, start + skipped.end), skipped.events);
+      if (lookForRuns && !monitor.finished && monitor.error === undefined) {
+        const skipped = monitor.skippablePrefix?.(start === 0 ? text : text.slice(start));
+        if (skipped !== undefined && skipped.events > 0) {
+          sink.run(chunk, start, start + skipped.end, skipped.events);
           start += skipped.end;
           continue;
         }
       }
-      const close = text.indexOf('\n\n', start);
-      if (close < 0) break;
-      const end = close + 2;
-      const event = firstCr < 0 || firstCr > close ? plainEvent(chunk, text, start, close) : undefined;
-      if (event === undefined) parser.feed(parser.decode(chunk.subarray(start, end)));
-      else sink.event(event, chunk.subarray(start, end));
-      start = end;
+      if (nextCr >= 0 && nextCr < start) nextCr = text.indexOf('\r', start);
+      if (close >= 0 && close < start) close = text.indexOf('\n\n', start);
+      if (close >= 0 && (nextCr < 0 || nextCr > close)) {
+        const end = close + 2;
+        const event = plainEvent(chunk, text, ascii, start, close);
+        if (event === undefined) parser.feed(parser.decode(chunk.subarray(start, end)));
+        else sink.event(event, chunk, start, end);
+        start = end;
+      } else if (nextCr >= 0 && isCrlfDataEvent(text, start, nextCr)) {
+        lookForRuns = false;
+        const end = nextCr + CRLF_BLANK.length;
+        sink.event({ event: undefined, data: decode(chunk, text, ascii, start + DATA_FIELD.length, nextCr) }, chunk, start, end);
+        start = end;
+      } else {
+        // An unfinished event, or one with CRs the parser must read: it takes the rest of the read.
+        break;
+      }
     }
     if (start < chunk.length) feedRest(start === 0 ? chunk : chunk.subarray(start));
   };
@@ -88,6 +117,6 @@ export function createSkippingReader(parser: SseParser, monitor: SkippingMonitor
   function feedRest(bytes: Buffer): void {
     const text = parser.decode(bytes);
     parser.feed(text);
-    atBoundary = text.endsWith('\n\n');
+    atBoundary = text.endsWith('\n\n') || text.endsWith(CRLF_BLANK);
   }
 }

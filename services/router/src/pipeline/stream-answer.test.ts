@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { GatewayError, type StreamPart } from '@switchyard/canonical';
+import { GatewayError, type FormatId, type StreamPart } from '@switchyard/canonical';
 import { wireFormats, type WireFormat } from '@switchyard/formats';
 import type { UpstreamResponse } from '@switchyard/providers';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,7 +16,12 @@ const WORDS = Array.from({ length: 50 }, (_, index) => `word${index} `);
 
 /** A messages stream as an upstream sends it, in one piece. */
 function messagesStream(): string {
-  const encoder = wireFormats.messages.stream.createEncoder({ model: 'm', requestId: 'req_1' });
+  return encodedStream('messages');
+}
+
+/** A stream of `format` as its upstream sends it, in one piece: the start, the words, the finish with usage. */
+function encodedStream(format: FormatId): string {
+  const encoder = wireFormats[format].stream.createEncoder({ model: 'm', requestId: 'req_1' });
   const parts: StreamPart[] = [
     { type: 'start', id: 'msg_1', model: 'm', created: 1_760_000_000 },
     ...WORDS.map((text): StreamPart => ({ type: 'text-delta', text })),
@@ -206,17 +211,20 @@ describe('streamAnswer', () => {
     expect(result.events).toBe(WORDS.length + 4);
   });
 
-  it('relays a watched messages stream byte for byte, with its usage', async () => {
-    const text = messagesStream();
-    const { body, result } = await relayed(sameFormatExchange(true, wireFormats.messages), upstreamAnswer(text), {
+  it.each([
+    // message_start, the block's start, deltas and stop, message_delta, message_stop.
+    ['messages', messagesStream(), WORDS.length + 5],
+    // Google frames its events with CRLF: a chunk per delta, then the finish with the usage.
+    ['generate-content', encodedStream('generate-content').replaceAll('\n', '\r\n'), WORDS.length + 1],
+  ] as const)('relays a watched %s stream byte for byte, with its usage', async (format, text, events) => {
+    const { body, result } = await relayed(sameFormatExchange(true, wireFormats[format]), upstreamAnswer(text), {
       watchOnly: true,
       beforeEnd: () => Promise.resolve(),
     });
     expect(body).toBe(text);
     expect(result.error).toBeUndefined();
     expect(result.usage).toMatchObject({ inputTokens: 30, outputTokens: WORDS.length });
-    // message_start, the block's start, deltas and stop, message_delta, message_stop.
-    expect(result.events).toBe(WORDS.length + 5);
+    expect(result.events).toBe(events);
   });
 
   it("drops the usage chunk the client did not ask for, and ends a stream cut off after its content with the format's error event", async () => {

@@ -4,7 +4,7 @@ import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse'
 import type { StreamDecoder } from '@switchyard/formats';
 import type { UpstreamResponse } from '@switchyard/providers';
 import { StreamAccumulator } from './accumulate-stream.ts';
-import { canSkip, createSkippingReader } from './read-skipping.ts';
+import { createSkippingReader } from './read-skipping.ts';
 import type { ActiveStreams } from './active-streams.ts';
 import type { KeepAlives, QuietStream } from './keep-alives.ts';
 import { clientResponseContext } from './response-context.ts';
@@ -56,7 +56,10 @@ export interface StreamOptions {
  */
 class StreamOutput implements QuietStream {
   #text = '';
-  #bytes: Buffer | undefined;
+  /** Bytes held: `#source` from `#from` to `#to`, one stretch of an upstream read relayed as it came. */
+  #source: Buffer | undefined;
+  #from = 0;
+  #to = 0;
   sent = false;
 
   readonly response: ServerResponse;
@@ -76,21 +79,23 @@ class StreamOutput implements QuietStream {
 
   write(text: string): void {
     if (text.length === 0) return;
-    if (this.#bytes === undefined) this.#text += text;
-    else this.#bytes = Buffer.concat([this.#bytes, Buffer.from(text)]);
+    if (this.#source === undefined) this.#text += text;
+    else this.#hold(Buffer.concat([this.#held(), Buffer.from(text)]));
   }
 
-  writeBytes(bytes: Buffer): void {
-    const held = this.#bytes;
+  /** Relays `source` from `from` to `to` as it came: events that follow each other in a read extend one stretch, no view made per event. */
+  writeBytes(source: Buffer, from: number, to: number): void {
     if (this.#text.length > 0) {
-      this.#bytes = Buffer.concat([Buffer.from(this.#text), bytes]);
+      this.#hold(Buffer.concat([Buffer.from(this.#text), source.subarray(from, to)]));
       this.#text = '';
-    } else if (held === undefined) {
-      this.#bytes = bytes;
-    } else if (held.buffer === bytes.buffer && held.byteOffset + held.length === bytes.byteOffset) {
-      this.#bytes = Buffer.from(held.buffer, held.byteOffset, held.length + bytes.length);
+    } else if (this.#source === undefined) {
+      this.#source = source;
+      this.#from = from;
+      this.#to = to;
+    } else if (this.#source === source && this.#to === from) {
+      this.#to = to;
     } else {
-      this.#bytes = Buffer.concat([held, bytes]);
+      this.#hold(Buffer.concat([this.#held(), source.subarray(from, to)]));
     }
   }
 
@@ -99,27 +104,38 @@ class StreamOutput implements QuietStream {
    * left to send (the `[DONE]` event, say) and not the whole read it is a view of.
    */
   detach(): void {
-    if (this.#bytes !== undefined) this.#bytes = Buffer.from(this.#bytes);
+    if (this.#source !== undefined) this.#hold(Buffer.from(this.#held()));
   }
 
   flush(): void {
-    const out = this.#bytes ?? this.#text;
+    const out = this.#source === undefined ? this.#text : this.#held();
     if (out.length === 0) return;
     if (this.result.firstByteAt === undefined) this.result.firstByteAt = performance.now();
     this.sent = true;
     this.response.write(out);
     this.#text = '';
-    this.#bytes = undefined;
+    this.#source = undefined;
+  }
+
+  #held(): Buffer {
+    return (this.#source as Buffer).subarray(this.#from, this.#to);
+  }
+
+  #hold(bytes: Buffer): void {
+    this.#source = bytes;
+    this.#from = 0;
+    this.#to = bytes.length;
   }
 }
 
 /**
  * Relays an upstream SSE stream to the client. Translated streams go decoder → canonical parts
  * → encoder. Same-format streams keep their data text untouched (no JSON re-encoding): a watched
- * chat stream goes out as the bytes that came (read-skipping.ts), other streams are re-framed
- * event by event. Beside them runs the format's relay monitor (or the decoder, when the answer
- * itself is needed) to read usage and to notice a truncated stream, which is then closed with
- * the format's error event rather than left to look like success (protocols.md §7.3).
+ * stream goes out as the bytes that came wherever its events are plainly framed
+ * (read-skipping.ts), other streams are re-framed event by event. Beside them runs the format's
+ * relay monitor (or the decoder, when the answer itself is needed) to read usage and to notice a
+ * truncated stream, which is then closed with the format's error event rather than left to look
+ * like success (protocols.md §7.3).
  *
  * From the event that finishes the answer on, output is held back until `beforeEnd` has made
  * durable what must outlive this process (the usage event): a client that saw the end of its
@@ -216,11 +232,11 @@ async function relay(
     return out;
   };
 
-  /** An event relayed as it came (as its bytes where the reader kept them, else re-framed with its data untouched). */
-  const relayEvent = (event: SseEvent, bytes?: Buffer) => {
+  /** An event relayed as it came: as its bytes where the reader found them (`source` from `from` to `to`), else re-framed with its data untouched. */
+  const relayEvent = (event: SseEvent, source?: Buffer, from = 0, to = 0) => {
     if (dropUsageChunk && event.data.includes('"choices":[]')) return;
-    if (bytes === undefined) output.write(formatSseEvent(event.data, event.event));
-    else output.writeBytes(bytes);
+    if (source === undefined) output.write(formatSseEvent(event.data, event.event));
+    else output.writeBytes(source, from, to);
   };
 
   const onEvent =
@@ -233,7 +249,7 @@ async function relay(
           }
           output.write(observe(parts));
         }
-      : (event: SseEvent, bytes?: Buffer) => {
+      : (event: SseEvent, source?: Buffer, from?: number, to?: number) => {
           monitor.push(event);
           result.events++;
           if (monitor.finished) finishing();
@@ -242,16 +258,16 @@ async function relay(
             result.error = monitor.error;
             upstreamErrorRelayed = true;
           }
-          relayEvent(event, bytes);
+          relayEvent(event, source, from, to);
         };
 
   const parser = createSseParser(onEvent);
   const read =
-    canSkip(monitor)
+    monitor !== undefined
       ? createSkippingReader(parser, monitor, {
-          run(bytes, events) {
+          run(source, from, to, events) {
             result.events += events;
-            output.writeBytes(bytes);
+            output.writeBytes(source, from, to);
           },
           event: onEvent,
         })
