@@ -18,6 +18,18 @@ const app = Fastify({ logger: false, requestTimeout: 0, keepAliveTimeout: 75_000
 app.removeAllContentTypeParsers();
 app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
+/** The vendors' credentials and version header, as the bench's scenarios send them. */
+const FORWARDED = ['authorization', 'x-api-key', 'anthropic-version'] as const;
+
+function upstreamHeaders(incoming: Record<string, string | string[] | undefined>): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const name of FORWARDED) {
+    const value = incoming[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  return headers;
+}
+
 app.get('/_sim/stats', async (_request, reply) => {
   const answer = await request(`${upstream}/_sim/stats`, { dispatcher: agent });
   return reply.code(answer.statusCode).send(await answer.body.text());
@@ -28,7 +40,7 @@ app.post('/*', async (incoming, reply) => {
   const answer = await request(`${upstream}${incoming.url}`, {
     method: 'POST',
     dispatcher: agent,
-    headers: { 'content-type': 'application/json', authorization: incoming.headers.authorization ?? '' },
+    headers: upstreamHeaders(incoming.headers),
     body: JSON.stringify(body),
   });
   reply.hijack();
