@@ -84,6 +84,13 @@ function parsed(bytes: Buffer): SseEvent[] {
   return events;
 }
 
+/** `rounds` sets of one to six distinct cuts inside `bytes`, the same every run. */
+function randomCuts(bytes: number, rounds: number): number[][] {
+  let seed = 7;
+  const random = (below: number) => (seed = (seed * 48_271) % 2_147_483_647) % below;
+  return Array.from({ length: rounds }, () => [...new Set(Array.from({ length: 1 + random(6) }, () => 1 + random(bytes - 1)))].sort((a, b) => a - b));
+}
+
 function expectSameAsParsingAll(text: string, cuts: number[], stopAt?: string, format: FormatId = 'chat-completions'): Relayed {
   const skipping = relay(format, text, cuts, true, stopAt);
   const { skipped: _skipped, direct: _direct, out: referenceOut, ...reference } = relay(format, text, cuts, false, stopAt);
@@ -127,12 +134,7 @@ describe('createSkippingReader', () => {
     const text = chatStream(6, (index) => `ø€${index}🚂 `);
     const bytes = Buffer.byteLength(text);
     for (let cut = 1; cut < bytes; cut++) expectSameAsParsingAll(text, [cut], USAGE_CHUNK);
-    let seed = 7;
-    const random = (below: number) => (seed = (seed * 48_271) % 2_147_483_647) % below;
-    for (let round = 0; round < 200; round++) {
-      const cuts = [...new Set(Array.from({ length: 1 + random(6) }, () => 1 + random(bytes - 1)))].sort((a, b) => a - b);
-      expectSameAsParsingAll(text, cuts);
-    }
+    for (const cuts of randomCuts(bytes, 200)) expectSameAsParsingAll(text, cuts);
   });
 
   it('should leave to the parser what is not a plain content chunk, wherever the reads are cut: CRLF line ends, two data lines, event and id lines, comments, text that is not an object, a chunk without a choice', () => {
@@ -268,6 +270,8 @@ describe('createSkippingReader', () => {
         const bytes = Buffer.byteLength(variant);
         expectSameAsParsingAll(variant, [], undefined, 'generate-content');
         for (let cut = 1; cut < bytes; cut++) expectSameAsParsingAll(variant, [cut], undefined, 'generate-content');
+        // Several cuts: a read that ends inside an event, then reads that end on a blank line or not.
+        for (const cuts of randomCuts(bytes, 100)) expectSameAsParsingAll(variant, cuts, undefined, 'generate-content');
       }
     });
   });
