@@ -128,6 +128,22 @@ describe.each<TopologyKind>(['all', 'split'])('conformance matrix (%s)', (kind) 
       expect(deltas).toBe(final.output_text);
     });
 
+    matrix.cell('openai responses.stream store: false', upstream, async () => {
+      // Not kept, so a Responses upstream's stream is only watched: text in several scripts,
+      // the upstream's stream read whole and one event per read.
+      for (const knob of ['', ' [[sim:chunk_delay_ms=2]]']) {
+        const prompt = 'Unstored stream matrix: Grüße aus Köln, 北京 und 🚂';
+        const stream = openai.responses.stream({ model, input: `${prompt}${knob}`, store: false });
+        let deltas = '';
+        stream.on('response.output_text.delta', (event) => (deltas += event.delta));
+        const final = await stream.finalResponse();
+        expect(final.output_text).toContain(prompt);
+        expect(deltas).toBe(final.output_text);
+        expect(final.usage?.output_tokens).toBeGreaterThan(0);
+        await expect(openai.responses.retrieve(final.id)).rejects.toMatchObject({ status: 404 });
+      }
+    });
+
     matrix.cell('openai responses previous_response_id', upstream, async () => {
       const first = await openai.responses.create({ model, input: 'My favourite colour is teal.' });
       const second = await openai.responses.create({ model, input: 'What is my favourite colour?', previous_response_id: first.id });

@@ -1,13 +1,16 @@
 import type { GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { endsLikeObject, leadingTypeOtherThan, RelayMonitorState } from '../shared/index.ts';
-import type { RelayMonitor } from '../wire-format.ts';
+import { endsLikeObject, eventOfTypeOtherThan, leadingRun, leadingTypeOtherThan, NONE_SKIPPED, RelayMonitorState } from '../shared/index.ts';
+import type { RelayMonitor, SkippedEvents } from '../wire-format.ts';
 import { usageToCanonical } from './convert-usage.ts';
 import { objectField, parseWireObject } from './read-wire-object.ts';
 import { errorFromErrorEvent, errorFromFailedEvent, streamEndedIncomplete, unreadableStreamEvent } from './stream-decoder.ts';
 
+const TERMINAL_TYPES = ['response.completed', 'response.incomplete', 'response.failed', 'error'];
 /** Events of any type but those that end a stream: the decoder makes only content (or nothing) of them. */
-const NON_TERMINAL_EVENT = leadingTypeOtherThan(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+const NON_TERMINAL_EVENT = leadingTypeOtherThan(TERMINAL_TYPES);
+/** The same, as a whole plainly framed event (see skippablePrefix). */
+const SKIPPABLE_EVENT = eventOfTypeOtherThan(TERMINAL_TYPES);
 
 /**
  * What the router needs of a same-format Responses stream, tracked as createStreamDecoder
@@ -55,6 +58,11 @@ class ResponsesRelayMonitor extends RelayMonitorState {
       default:
         return;
     }
+  }
+
+  /** The non-terminal events (nearly all of a stream) in a row, found by one pattern each. */
+  skippablePrefix(text: string): SkippedEvents {
+    return this.ended ? NONE_SKIPPED : leadingRun(SKIPPABLE_EVENT, text);
   }
 
   protected endOfStream(): GatewayError {

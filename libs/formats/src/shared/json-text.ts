@@ -17,7 +17,8 @@
 
 const BLANK = '[ \\t\\n\\r]';
 
-function escapeForPattern(text: string): string {
+/** `text` as a literal inside a regular expression. */
+export function escapeForPattern(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

@@ -223,6 +223,40 @@ describe('createSkippingReader', () => {
     });
   });
 
+  describe('a Responses stream', () => {
+    const split = (text: string) => text.split('\n\n').slice(0, -1);
+    const join = (events: string[]) => `${events.join('\n\n')}\n\n`;
+    const events = (text: string) => split(text).length;
+
+    it('should relay it read whole with every event but the terminal one unparsed, as parsing every event does', () => {
+      const text = encodedStream('responses', 50, (index) => `word${index} `);
+      const relayed = expectSameAsParsingAll(text, [], undefined, 'responses');
+      expect(relayed.out).toBe(text);
+      expect(relayed.finished).toBe(true);
+      expect(relayed.usage).toMatchObject({ inputTokens: 30, outputTokens: 50 });
+      // response.completed alone is read, without the parser.
+      expect(relayed.skipped).toBe(events(text) - 1);
+      expect(relayed.direct).toBe(1);
+    });
+
+    it('should leave to the parser, or read alone, what it must not skip, wherever the reads are cut', () => {
+      const lines = split(encodedStream('responses', 4, (index) => (index === 2 ? '{"type":"response.completed"} quoted' : `w${index} `)));
+      const around = (...inserted: string[]) => join([...lines.slice(0, 4), ...inserted, ...lines.slice(4)]);
+      const variants = [
+        around('event: response.output_text.delta\ndata: {"sequence_number":9,"type":"response.completed","response":{"usage":{"input_tokens":3,"output_tokens":4}}}'),
+        around('event: response.output_text.delta\ndata: {"type":"response.complet\\u0065d","response":{"usage":{"input_tokens":3,"output_tokens":4}}}'),
+        around('event: error\ndata: {"type":"error","code":"server_error","message":"Überlastet 🚂"}'),
+        around('event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"x"'),
+        around('event: response.output_text.delta\ndata: {"type":"response.output_text.delta",\ndata: "delta":"x"}'),
+        around('event: response.failed\ndata: {"type":"response.failed","response":{"error":{"code":"rate_limit_exceeded","message":"Too fast."}}}'),
+      ];
+      for (const variant of variants) {
+        expectSameAsParsingAll(variant, [], undefined, 'responses');
+        for (let cut = 1; cut < variant.length; cut++) expectSameAsParsingAll(variant, [cut], undefined, 'responses');
+      }
+    });
+  });
+
   describe('CRLF framing (how Google frames generate-content streams)', () => {
     const crlf = (text: string) => text.replaceAll('\n', '\r\n');
     const eventsOf = (text: string) => text.split(/\r?\n\r?\n/).length - 1;

@@ -27,12 +27,20 @@ export async function expandPreviousResponse(store: ResponseStore, tenantId: str
 }
 
 /**
+ * Whether the router keeps this exchange's answer: a Responses client that did not say
+ * `store: false`. Such an answer must be decoded whole, even where it is relayed untouched.
+ */
+export function keepsResponse(exchange: Exchange): boolean {
+  return exchange.clientFormat.id === 'responses' && exchange.canonical.store !== false;
+}
+
+/**
  * Keeps an answered Responses exchange unless the client said `store: false`. System and
  * developer messages are not kept: like OpenAI's `instructions`, they apply to one request.
  */
 export async function rememberResponse(store: ResponseStore, exchange: Exchange, answer: CanonicalResponse): Promise<void> {
   const { canonical, clientFormat, request } = exchange;
-  if (canonical.store === false) return;
+  if (!keepsResponse(exchange)) return;
   const id = exchange.answerId ?? answer.id;
   const rendered = clientFormat.response.fromCanonical({ ...answer, id }, clientResponseContext(exchange));
   await store.save({

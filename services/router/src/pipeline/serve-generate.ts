@@ -15,6 +15,7 @@ import { estimateRequestTokens, estimateTextTokens } from './estimate-tokens.ts'
 import { bindExchange, type PreparedRequest } from './prepare-exchange.ts';
 import { generatedText } from './accumulate-stream.ts';
 import { clientResponseContext } from './response-context.ts';
+import { keepsResponse } from './responses-state.ts';
 import { streamAnswer, type StreamResult } from './stream-answer.ts';
 import {
   activeContext,
@@ -250,7 +251,7 @@ async function answer(
     let outcome: ExchangeOutcome | undefined;
     // Relayed untouched and not kept: watch it rather than decode it, unless this deployment
     // is known to send no usage (then the decoded text is what the estimate counts).
-    const watchOnly = sameFormat && clientFormat.id !== 'responses' && !dependencies.usagelessDeployments.has(deployment.key);
+    const watchOnly = sameFormat && !keepsResponse(exchange) && !dependencies.usagelessDeployments.has(deployment.key);
     const streamUsage = async (result: StreamResult): Promise<CanonicalUsage> => {
       if (result.usage !== undefined && result.usage.estimated !== true) return result.usage;
       if (!watchOnly) return estimateUsage(exchange, result.generatedText());
@@ -280,8 +281,8 @@ async function answer(
     return outcome ?? (await streamOutcome(result));
   }
 
-  // Relayed untouched: its usage is read instead of decoding it (Responses clients need the decoded answer stored).
-  const relayed = sameFormat && clientFormat.id !== 'responses';
+  // Relayed untouched: its usage is read instead of decoding it (unless the router keeps the decoded answer).
+  const relayed = sameFormat && !keepsResponse(exchange);
   let text: string;
   let body: unknown;
   let summary: ResponseSummary | undefined;

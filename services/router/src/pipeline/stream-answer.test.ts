@@ -214,6 +214,8 @@ describe('streamAnswer', () => {
   it.each([
     // message_start, the block's start, deltas and stop, message_delta, message_stop.
     ['messages', messagesStream(), WORDS.length + 5],
+    // response.created, the item and part openings, the deltas, their closings, response.completed.
+    ['responses', encodedStream('responses'), WORDS.length + 8],
     // Google frames its events with CRLF: a chunk per delta, then the finish with the usage.
     ['generate-content', encodedStream('generate-content').replaceAll('\n', '\r\n'), WORDS.length + 1],
   ] as const)('relays a watched %s stream byte for byte, with its usage', async (format, text, events) => {
