@@ -116,6 +116,11 @@ describe.each<TopologyKind>(['all', 'split'])('conformance matrix (%s)', (kind) 
       expect(response.status).toBe('completed');
       expect(response.output_text).toContain('Responses matrix');
       expect(response.usage?.output_tokens).toBeGreaterThan(0);
+      // Not kept: a Responses upstream's answer is then relayed with its usage read, not decoded.
+      const unstored = await openai.responses.create({ model, input: 'Unstored matrix', store: false });
+      expect(unstored.output_text).toContain('Unstored matrix');
+      expect(unstored.usage?.output_tokens).toBeGreaterThan(0);
+      await expect(openai.responses.retrieve(unstored.id)).rejects.toMatchObject({ status: 404 });
     });
 
     matrix.cell('openai responses.stream finalResponse', upstream, async () => {
