@@ -37,8 +37,14 @@ interface Relayed {
   errorMessage: string | undefined;
 }
 
-/** Relays `text` of `format` cut at `cuts` as the router does: with the skipping reader, or (`skipping` false) every event parsed. */
-function relay(format: FormatId, text: string, cuts: number[], skipping: boolean, stopAt?: string): Relayed {
+/**
+ * How a stream is read: by the reader beside its monitor (`runs`, a watched stream), by the
+ * reader without one (`alone`, a stream whose answer is decoded), or every event by the parser.
+ */
+type Reading = 'runs' | 'alone' | 'parser';
+
+/** Relays `text` of `format` cut at `cuts` as the router does, read as `reading` says. */
+function relay(format: FormatId, text: string, cuts: number[], reading: Reading, stopAt?: string): Relayed {
   const monitor = wireFormats[format].stream.createRelayMonitor();
   const result: Relayed = { out: '', events: 0, skipped: 0, direct: 0, finished: false, usage: undefined, error: undefined, errorMessage: undefined };
   const onEvent = (event: SseEvent, bytes?: Buffer) => {
@@ -51,16 +57,17 @@ function relay(format: FormatId, text: string, cuts: number[], skipping: boolean
     if (stopAt === undefined || !event.data.includes(stopAt)) result.out += bytes?.toString() ?? formatSseEvent(event.data, event.event);
   };
   const parser = createSseParser(onEvent);
-  const read = skipping
-      ? createSkippingReader(parser, monitor, {
+  const read =
+    reading === 'parser'
+      ? (chunk: Buffer) => parser.push(chunk)
+      : createSkippingReader(parser, reading === 'runs' ? monitor : undefined, {
           run(source, from, to, events) {
             result.out += source.toString('utf8', from, to);
             result.events += events;
             result.skipped += events;
           },
           event: (event, source, from, to) => onEvent(event, source.subarray(from, to)),
-        })
-      : (chunk: Buffer) => parser.push(chunk);
+        });
   const bytes = Buffer.from(text);
   let from = 0;
   for (const cut of [...cuts, bytes.length]) {
@@ -91,9 +98,9 @@ function randomCuts(bytes: number, rounds: number): number[][] {
   return Array.from({ length: rounds }, () => [...new Set(Array.from({ length: 1 + random(6) }, () => 1 + random(bytes - 1)))].sort((a, b) => a - b));
 }
 
-function expectSameAsParsingAll(text: string, cuts: number[], stopAt?: string, format: FormatId = 'chat-completions'): Relayed {
-  const skipping = relay(format, text, cuts, true, stopAt);
-  const { skipped: _skipped, direct: _direct, out: referenceOut, ...reference } = relay(format, text, cuts, false, stopAt);
+function expectSameAsParsingAll(text: string, cuts: number[], stopAt?: string, format: FormatId = 'chat-completions', reading: Reading = 'runs'): Relayed {
+  const skipping = relay(format, text, cuts, reading, stopAt);
+  const { skipped: _skipped, direct: _direct, out: referenceOut, ...reference } = relay(format, text, cuts, 'parser', stopAt);
   const { skipped, direct, out, ...rest } = skipping;
   // What a client reads: CRLF-framed events go out as they came, where the parser's relay re-frames them with LF.
   expect({ ...rest, relayed: parsed(Buffer.from(out)) }, `cut at ${cuts.join(', ')}`).toEqual({ ...reference, relayed: parsed(Buffer.from(referenceOut)) });
@@ -237,6 +244,15 @@ describe('createSkippingReader', () => {
       // response.completed alone is read, without the parser.
       expect(relayed.skipped).toBe(events(text) - 1);
       expect(relayed.direct).toBe(1);
+    });
+
+    it('should read every event alone, as its bytes, where the answer is decoded (no monitor, no runs), wherever the reads are cut', () => {
+      const text = encodedStream('responses', 6, (index) => `ø€${index}🚂 `);
+      const relayed = expectSameAsParsingAll(text, [], undefined, 'responses', 'alone');
+      expect(relayed.out).toBe(text);
+      expect(relayed.skipped).toBe(0);
+      expect(relayed.direct).toBe(events(text));
+      for (let cut = 1; cut < Buffer.byteLength(text); cut++) expectSameAsParsingAll(text, [cut], undefined, 'responses', 'alone');
     });
 
     it('should leave to the parser, or read alone, what it must not skip, wherever the reads are cut', () => {

@@ -53,7 +53,8 @@ function isCrlfDataEvent(text: string, start: number, cr: number): boolean {
 }
 
 /**
- * Reads a watched same-format stream without decoding or re-encoding what it relays. While a
+ * Reads a same-format stream without decoding or re-encoding what it relays: a watched one
+ * beside its relay `monitor`, one whose answer is decoded without (no runs then). While a
  * read starts on an event boundary it is looked at as Latin-1, one character per byte, so an
  * offset in the text is an offset in the bytes. That view is exact for everything looked for:
  * the SSE framing and the watched JSON keys are ASCII, and no byte of a multi-byte UTF-8
@@ -66,7 +67,7 @@ function isCrlfDataEvent(text: string, start: number, cr: number): boolean {
  * that ends inside an event goes to the parser too, until one ends on a blank line again
  * (docs/performance.md).
  */
-export function createSkippingReader(parser: SseParser, monitor: RelayMonitor, sink: SkippedSink): (chunk: Buffer) => void {
+export function createSkippingReader(parser: SseParser, monitor: RelayMonitor | undefined, sink: SkippedSink): (chunk: Buffer) => void {
   let atBoundary = true;
   return (chunk) => {
     if (!atBoundary) {
@@ -82,10 +83,10 @@ export function createSkippingReader(parser: SseParser, monitor: RelayMonitor, s
     let nextCr = text.indexOf('\r');
     let close = text.indexOf('\n\n');
     // Runs are LF-framed; once a read shows CRLF framing, its events are not looked at for one.
-    let lookForRuns = monitor.skippablePrefix !== undefined;
+    let lookForRuns = monitor?.skippablePrefix !== undefined;
     let start = 0;
     while (start < text.length) {
-      if (lookForRuns && !monitor.finished && monitor.error === undefined) {
+      if (lookForRuns && monitor !== undefined && !monitor.finished && monitor.error === undefined) {
         const skipped = monitor.skippablePrefix?.(start === 0 ? text : text.slice(start));
         if (skipped !== undefined && skipped.events > 0) {
           sink.run(chunk, start, start + skipped.end, skipped.events);

@@ -229,6 +229,22 @@ describe('streamAnswer', () => {
     expect(result.events).toBe(events);
   });
 
+  it.each([
+    // A Responses answer the router keeps.
+    ['responses', encodedStream('responses')],
+    // A deployment known to send no usage: the text is decoded to estimate it. CRLF framing, which re-framing would change.
+    ['generate-content', encodedStream('generate-content').replaceAll('\n', '\r\n')],
+  ] as const)('relays a decoded same-format %s stream byte for byte, and decodes its answer', async (format, text) => {
+    const { body, result } = await relayed(sameFormatExchange(true, wireFormats[format]), upstreamAnswer(text), {
+      watchOnly: false,
+      beforeEnd: () => Promise.resolve(),
+    });
+    expect(body).toBe(text);
+    expect(result.error).toBeUndefined();
+    expect(result.usage).toMatchObject({ inputTokens: 30, outputTokens: WORDS.length });
+    expect(result.answer?.content).toEqual([{ type: 'text', text: WORDS.join('') }]);
+  });
+
   it("drops the usage chunk the client did not ask for, and ends a stream cut off after its content with the format's error event", async () => {
     const text = chatStream();
     const cut = text.slice(0, text.indexOf('"finish_reason":"stop"'));

@@ -241,11 +241,11 @@ async function relay(
 
   const onEvent =
     monitor === undefined
-      ? (event: SseEvent) => {
+      ? (event: SseEvent, source?: Buffer, from?: number, to?: number) => {
           const parts = (decoder as StreamDecoder).push(event);
           if (sameFormat) {
             if (parts.some((part) => part.type === 'error')) upstreamErrorRelayed = true;
-            relayEvent(event);
+            relayEvent(event, source, from, to);
           }
           output.write(observe(parts));
         }
@@ -262,16 +262,16 @@ async function relay(
         };
 
   const parser = createSseParser(onEvent);
-  const read =
-    monitor !== undefined
-      ? createSkippingReader(parser, monitor, {
-          run(source, from, to, events) {
-            result.events += events;
-            output.writeBytes(source, from, to);
-          },
-          event: onEvent,
-        })
-      : (chunk: Buffer) => parser.push(chunk);
+  // A same-format stream is relayed as the bytes that came wherever they are plainly framed, decoded or watched.
+  const read = sameFormat
+    ? createSkippingReader(parser, monitor, {
+        run(source, from, to, events) {
+          result.events += events;
+          output.writeBytes(source, from, to);
+        },
+        event: onEvent,
+      })
+    : (chunk: Buffer) => parser.push(chunk);
   let terminated = false;
   const forget = options.activeStreams.add((error) => {
     terminated = true;
