@@ -91,6 +91,12 @@ function parsed(bytes: Buffer): SseEvent[] {
   return events;
 }
 
+/** The events of an LF-framed stream, without their blank lines, and back. */
+const split = (text: string) => text.split('\n\n').slice(0, -1);
+const join = (events: string[]) => `${events.join('\n\n')}\n\n`;
+/** How many events a stream holds, LF- or CRLF-framed. */
+const eventsOf = (text: string) => text.split(/\r?\n\r?\n/).length - 1;
+
 /** `rounds` sets of one to six distinct cuts inside `bytes`, the same every run. */
 function randomCuts(bytes: number, rounds: number): number[][] {
   let seed = 7;
@@ -183,8 +189,6 @@ describe('createSkippingReader', () => {
   });
 
   describe('a messages stream', () => {
-    const split = (text: string) => text.split('\n\n').slice(0, -1);
-    const join = (events: string[]) => `${events.join('\n\n')}\n\n`;
 
     it('should relay it read whole with its content events and pings unparsed, the rest read alone, as parsing every event does', () => {
       const [start, ...rest] = split(messagesStream(50));
@@ -231,9 +235,6 @@ describe('createSkippingReader', () => {
   });
 
   describe('a Responses stream', () => {
-    const split = (text: string) => text.split('\n\n').slice(0, -1);
-    const join = (events: string[]) => `${events.join('\n\n')}\n\n`;
-    const events = (text: string) => split(text).length;
 
     it('should relay it read whole with every event but the terminal one unparsed, as parsing every event does', () => {
       const text = encodedStream('responses', 50, (index) => `word${index} `);
@@ -242,7 +243,7 @@ describe('createSkippingReader', () => {
       expect(relayed.finished).toBe(true);
       expect(relayed.usage).toMatchObject({ inputTokens: 30, outputTokens: 50 });
       // response.completed alone is read, without the parser.
-      expect(relayed.skipped).toBe(events(text) - 1);
+      expect(relayed.skipped).toBe(eventsOf(text) - 1);
       expect(relayed.direct).toBe(1);
     });
 
@@ -251,7 +252,7 @@ describe('createSkippingReader', () => {
       const relayed = expectSameAsParsingAll(text, [], undefined, 'responses', 'alone');
       expect(relayed.out).toBe(text);
       expect(relayed.skipped).toBe(0);
-      expect(relayed.direct).toBe(events(text));
+      expect(relayed.direct).toBe(eventsOf(text));
       for (let cut = 1; cut < Buffer.byteLength(text); cut++) expectSameAsParsingAll(text, [cut], undefined, 'responses', 'alone');
     });
 
@@ -275,7 +276,6 @@ describe('createSkippingReader', () => {
 
   describe('CRLF framing (how Google frames generate-content streams)', () => {
     const crlf = (text: string) => text.replaceAll('\n', '\r\n');
-    const eventsOf = (text: string) => text.split(/\r?\n\r?\n/).length - 1;
 
     it('should relay a chat stream read whole event by event, each read alone and as its bytes', () => {
       const text = crlf(chatStream(20));

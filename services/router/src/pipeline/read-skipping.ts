@@ -1,6 +1,13 @@
 import { isAscii } from 'node:buffer';
-import type { RelayMonitor } from '@switchyard/formats';
+import type { RelayMonitor, SkippedEvents } from '@switchyard/formats';
 import type { SseEvent, SseParser } from '@switchyard/sse';
+
+/** A monitor whose format has runs of events it never reads. */
+type SkippingMonitor = RelayMonitor & { skippablePrefix(text: string): SkippedEvents };
+
+function hasRuns(monitor: RelayMonitor | undefined): monitor is SkippingMonitor {
+  return monitor?.skippablePrefix !== undefined;
+}
 
 /**
  * Where a skipping reader hands what it read itself, with the bytes that came: `source` (the
@@ -59,8 +66,8 @@ function isCrlfDataEvent(text: string, start: number, cr: number): boolean {
  * offset in the text is an offset in the bytes. That view is exact for everything looked for:
  * the SSE framing and the watched JSON keys are ASCII, and no byte of a multi-byte UTF-8
  * character is. So the runs of events the monitor would skip unread (most of a chat or messages
- * stream: content deltas) are handed on as views of the read, delimited but not parsed one by
- * one; a plain event (an optional `event:` line and one `data:` line, LF line ends, or one
+ * stream: content deltas) are handed on as stretches of the read, delimited but not parsed one
+ * by one; a plain event (an optional `event:` line and one `data:` line, LF line ends, or one
  * `data:` line in CRLF framing) is decoded alone for the monitor and handed on as its bytes;
  * anything else (`id:` lines, comments, other CRs, several data lines) goes through the parser,
  * whose callback reads and relays it as before, with the rest of its read. Every read after one
@@ -83,12 +90,12 @@ export function createSkippingReader(parser: SseParser, monitor: RelayMonitor | 
     let nextCr = text.indexOf('\r');
     let close = text.indexOf('\n\n');
     // Runs are LF-framed; once a read shows CRLF framing, its events are not looked at for one.
-    let lookForRuns = monitor?.skippablePrefix !== undefined;
+    let runs = hasRuns(monitor) ? monitor : undefined;
     let start = 0;
     while (start < text.length) {
-      if (lookForRuns && monitor !== undefined && !monitor.finished && monitor.error === undefined) {
-        const skipped = monitor.skippablePrefix?.(start === 0 ? text : text.slice(start));
-        if (skipped !== undefined && skipped.events > 0) {
+      if (runs !== undefined && !runs.finished && runs.error === undefined) {
+        const skipped = runs.skippablePrefix(start === 0 ? text : text.slice(start));
+        if (skipped.events > 0) {
           sink.run(chunk, start, start + skipped.end, skipped.events);
           start += skipped.end;
           continue;
@@ -103,7 +110,7 @@ export function createSkippingReader(parser: SseParser, monitor: RelayMonitor | 
         else sink.event(event, chunk, start, end);
         start = end;
       } else if (nextCr >= 0 && isCrlfDataEvent(text, start, nextCr)) {
-        lookForRuns = false;
+        runs = undefined;
         const end = nextCr + CRLF_BLANK.length;
         sink.event({ event: undefined, data: decode(chunk, text, ascii, start + DATA_FIELD.length, nextCr) }, chunk, start, end);
         start = end;

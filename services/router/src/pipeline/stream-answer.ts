@@ -130,9 +130,9 @@ class StreamOutput implements QuietStream {
 
 /**
  * Relays an upstream SSE stream to the client. Translated streams go decoder → canonical parts
- * → encoder. Same-format streams keep their data text untouched (no JSON re-encoding): a watched
- * stream goes out as the bytes that came wherever its events are plainly framed
- * (read-skipping.ts), other streams are re-framed event by event. Beside them runs the format's
+ * → encoder. Same-format streams keep their data text untouched (no JSON re-encoding): their
+ * plainly framed events go out as the bytes that came (read-skipping.ts), the others are
+ * re-framed event by event. Beside them runs the format's
  * relay monitor (or the decoder, when the answer itself is needed) to read usage and to notice a
  * truncated stream, which is then closed with the format's error event rather than left to look
  * like success (protocols.md §7.3).
