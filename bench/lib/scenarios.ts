@@ -74,15 +74,20 @@ function chatCall(kind: TargetKind, context: CallContext, text: string, stream: 
   }
 }
 
-/** The request the gateway sends upstream, sent straight to the simulator: the direct baseline of translated scenarios. */
-function directMessages(text: string, stream: boolean): HttpCall {
+/** A messages request with `key`, to the simulator or to Switchyard. */
+function messagesCall(key: string, model: string, text: string, stream: boolean): HttpCall {
   return {
     path: '/v1/messages',
-    headers: { ...json, 'x-api-key': 'sim', 'anthropic-version': '2023-06-01' },
-    body: messagesBody(SIM_MODEL, text, stream),
+    headers: { ...json, 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+    body: messagesBody(model, text, stream),
     stream,
     expect: stream ? 'message_stop' : '"content"',
   };
+}
+
+/** The request the gateway sends upstream, sent straight to the simulator: the direct baseline of translated scenarios. */
+function directMessages(text: string, stream: boolean): HttpCall {
+  return messagesCall('sim', SIM_MODEL, text, stream);
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -112,7 +117,7 @@ export const SCENARIOS: Scenario[] = [
         case 'null':
           return directMessages(text, true);
         case 'switchyard':
-          return { ...directMessages(text, true), headers: { ...json, 'x-api-key': context.key, 'anthropic-version': '2023-06-01' }, body: messagesBody(SWITCHYARD_MODEL.messages, text, true) };
+          return messagesCall(context.key, SWITCHYARD_MODEL.messages, text, true);
         case 'portkey': {
           const call = directMessages(text, true);
           return { ...call, headers: { ...call.headers, 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${context.simulatorUrl}/v1` } };
@@ -139,13 +144,7 @@ export const SCENARIOS: Scenario[] = [
       if (kind === 'null') return undefined;
       // Portkey 1.15.2 answers /v1/messages on an OpenAI provider with "messages is not supported by openai".
       if (kind === 'portkey') return undefined;
-      return {
-        path: '/v1/messages',
-        headers: { ...json, 'x-api-key': context.key, 'anthropic-version': '2023-06-01' },
-        body: messagesBody(SWITCHYARD_MODEL.chat, text, true),
-        stream: true,
-        expect: 'message_stop',
-      };
+      return messagesCall(context.key, SWITCHYARD_MODEL.chat, text, true);
     },
   },
   {
