@@ -1,25 +1,15 @@
 import type { ResponseSummary } from '../wire-format.ts';
-import { convertToCanonicalUsage } from './convert-usage.ts';
-
-const COUNT = '(0|[1-9]\\d*)';
-const ANY_COUNT = '(?:0|[1-9]\\d*)';
+import { ANY_COUNT, USAGE_OBJECT, usageOfMatch } from './usage-pattern.ts';
 
 /** How an answer starts as OpenAI writes it (and the simulator, and many compatible servers): compact, model fourth. */
 const HEAD = new RegExp(`^\\{"id":"[^"\\\\]*","object":"chat\\.completion","created":${ANY_COUNT},"model":"([^"\\\\]*)",`);
 
 /**
- * How it ends, from its `usage` key: the usage object in OpenAI's own shape (counts only, in
- * its key order), then at most `service_tier` and `system_fingerprint`, then the answer's
- * closing brace. Sticky, so it is tried only where the last `,"usage":` is.
+ * How it ends, from its `usage` key: the usage object in OpenAI's own shape (usage-pattern.ts),
+ * then at most `service_tier` and `system_fingerprint`, then the answer's closing brace.
+ * Sticky, so it is tried only where the last `,"usage":` is.
  */
-const TAIL = new RegExp(
-  `,"usage":\\{"prompt_tokens":${COUNT},"completion_tokens":${COUNT},"total_tokens":${ANY_COUNT}` +
-    `(?:,"prompt_tokens_details":\\{"cached_tokens":${COUNT}(?:,"audio_tokens":${ANY_COUNT})?\\})?` +
-    `(?:,"completion_tokens_details":\\{"reasoning_tokens":${COUNT}(?:,"audio_tokens":${ANY_COUNT})?` +
-    `(?:,"accepted_prediction_tokens":${ANY_COUNT})?(?:,"rejected_prediction_tokens":${ANY_COUNT})?\\})?\\}` +
-    `(?:,"(?:service_tier|system_fingerprint)":(?:"[^"\\\\]*"|null))*\\}[ \\t\\n\\r]*$`,
-  'y',
-);
+const TAIL = new RegExp(`,"usage":${USAGE_OBJECT}(?:,"(?:service_tier|system_fingerprint)":(?:"[^"\\\\]*"|null))*\\}[ \\t\\n\\r]*$`, 'y');
 
 const USAGE_KEY = ',"usage":';
 const MODEL_KEY = '"model":';
@@ -47,12 +37,5 @@ export function readAnswerSummary(text: string): ResponseSummary | undefined {
   TAIL.lastIndex = at;
   const tail = TAIL.exec(text);
   if (tail === null) return undefined;
-  const [, prompt, completion, cached, reasoning] = tail;
-  const usage = convertToCanonicalUsage({
-    prompt_tokens: Number(prompt),
-    completion_tokens: Number(completion),
-    prompt_tokens_details: cached === undefined ? undefined : { cached_tokens: Number(cached) },
-    completion_tokens_details: reasoning === undefined ? undefined : { reasoning_tokens: Number(reasoning) },
-  });
-  return { usage, model: head[1] as string };
+  return { usage: usageOfMatch(tail), model: head[1] as string };
 }

@@ -1,12 +1,10 @@
 import { GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { CLOSE_BRACE, looksLikeObject, NONE_SKIPPED, nonNullKeyPattern, RelayMonitorState } from '../shared/index.ts';
+import { CLOSE_BRACE, looksLikeObject, NONE_SKIPPED, RelayMonitorState } from '../shared/index.ts';
 import type { RelayMonitor, SkippedEvents } from '../wire-format.ts';
-import { convertToCanonicalUsage } from './convert-usage.ts';
+import { type ChunkSummary, readChunkSummary, summarizeChunk, WATCHED_KEYS } from './read-chunk-summary.ts';
 import { readStreamChunk, streamEndedEarly, streamEndedWithoutAnswer } from './stream-decoder.ts';
 
-/** A chunk to read: it may finish the answer, carry usage or report an error. */
-const WATCHED_KEYS = nonNullKeyPattern(['finish_reason', 'usage', 'error']);
 /** Where a run of skippable chunks ends: a watched key, or a chunk without a choice (the usage chunk, which a client may not get). */
 const RUN_END = new RegExp(`${WATCHED_KEYS.source}|"choices":\\[\\]`);
 
@@ -24,7 +22,9 @@ const RUN_END = new RegExp(`${WATCHED_KEYS.source}|"choices":\\[\\]`);
  * Until the stream has started (the first chunks may be Azure's prompt-filter results) every
  * chunk is read. After that a chunk is read only when its text may hold a non-null `error`,
  * `finish_reason` or `usage` key, or is not `{…}`; the key checks cannot be fooled by content
- * because quotes inside JSON strings are escaped (shared/json-text.ts).
+ * because quotes inside JSON strings are escaped (shared/json-text.ts). A chunk that is read is
+ * read from its text where it is laid out as OpenAI writes it (read-chunk-summary.ts), else
+ * parsed.
  */
 export function createRelayMonitor(): RelayMonitor {
   return new ChatRelayMonitor();
@@ -43,21 +43,27 @@ class ChatRelayMonitor extends RelayMonitorState {
       return;
     }
     if (this.#started && event.event !== 'error' && looksLikeObject(data) && !WATCHED_KEYS.test(data)) return;
-    const chunk = readStreamChunk(event);
-    if (chunk instanceof GatewayError) {
-      this.fail(chunk);
-      return;
-    }
-    const choice = chunk.choices?.[0];
+    const chunk = this.#read(event);
+    if (chunk === undefined) return;
     if (!this.#started) {
-      if (choice === undefined && chunk.usage == null) return;
+      if (!chunk.choice && chunk.usage === undefined) return;
       this.#started = true;
     }
-    if (choice?.finish_reason != null) this.#finishReasonSeen = true;
-    if (chunk.usage != null) {
-      this.knownUsage = convertToCanonicalUsage(chunk.usage);
+    if (chunk.finished) this.#finishReasonSeen = true;
+    if (chunk.usage !== undefined) {
+      this.knownUsage = chunk.usage;
       if (this.#finishReasonSeen) this.finish();
     }
+  }
+
+  /** The chunk's summary, or undefined when it ended the stream. */
+  #read(event: SseEvent): ChunkSummary | undefined {
+    const summary = event.event === 'error' ? undefined : readChunkSummary(event.data);
+    if (summary !== undefined) return summary;
+    const chunk = readStreamChunk(event);
+    if (!(chunk instanceof GatewayError)) return summarizeChunk(chunk);
+    this.fail(chunk);
+    return undefined;
   }
 
   /**
