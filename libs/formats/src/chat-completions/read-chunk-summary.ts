@@ -19,16 +19,18 @@ export interface ChunkSummary {
 const OPENED: ChunkSummary = { choice: true, finished: false, usage: undefined };
 const FINISHED: ChunkSummary = { choice: true, finished: true, usage: undefined };
 
-const STRING = '"[^"\\\\]*"';
+/** A JSON string without escapes (and on one line, as every JSON string is). */
+const STRING = '"[^"\\\\\\n\\r]*"';
 
 /** How a chunk starts as OpenAI writes it (and the simulator, vLLM, DeepSeek…): compact, up to its `choices` value. */
-const HEAD = new RegExp(
-  `^\\{"id":${STRING},"object":"chat\\.completion\\.chunk","created":${ANY_COUNT},"model":${STRING},` +
-    `(?:"service_tier":(?:${STRING}|null),)?(?:"system_fingerprint":(?:${STRING}|null),)?"choices":`,
-);
+export const CHUNK_HEAD =
+  `\\{"id":${STRING},"object":"chat\\.completion\\.chunk","created":${ANY_COUNT},"model":${STRING},` +
+  `(?:"service_tier":(?:${STRING}|null),)?(?:"system_fingerprint":(?:${STRING}|null),)?"choices":`;
+
+const HEAD = new RegExp(`^${CHUNK_HEAD}`);
 
 /** OpenAI's per-chunk padding, last. */
-const OBFUSCATION = `(?:,"obfuscation":${STRING})?`;
+export const OBFUSCATION = `(?:,"obfuscation":${STRING})?`;
 
 /** The rest of the chunk that finishes the one choice: an empty delta, a finish reason, no usage. */
 const FINISH_TAIL = new RegExp(
@@ -52,11 +54,11 @@ const CHOICES_KEY = '"choices"';
  * unusual chunk costs the parse, never a wrong answer.
  *
  * The finish and usage chunks are matched whole, from the head to the closing brace, so
- * nothing in them goes unread. A chunk that opens a first choice, ends like an object and holds
- * no watched key (the role chunk that starts a stream) is read as far as that: the rest of it, like every
- * content chunk after it, is relayed unchecked. A second `choices` key anywhere in it, which
- * the parse would read instead of the first, sends it to the parse. Content cannot fool the
- * patterns: a `"` inside a JSON string is escaped (shared/json-text.ts).
+ * nothing in them goes unread. A chunk that opens a first choice, ends like an object and
+ * holds no watched key (the role chunk that starts a stream) is read as far as that: the rest
+ * of it, like every content chunk after it, is relayed unchecked. A second `choices` key
+ * anywhere in it, which the parse would read instead of the first, sends it to the parse.
+ * Content cannot fool the patterns: a `"` inside a JSON string is escaped (shared/json-text.ts).
  */
 export function readChunkSummary(data: string): ChunkSummary | undefined {
   const head = HEAD.exec(data);

@@ -1,12 +1,26 @@
 import { GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { CLOSE_BRACE, looksLikeObject, NONE_SKIPPED, RelayMonitorState } from '../shared/index.ts';
+import { CLOSE_BRACE, leadingRun, looksLikeObject, NONE_SKIPPED, RelayMonitorState } from '../shared/index.ts';
 import type { RelayMonitor, SkippedEvents } from '../wire-format.ts';
-import { type ChunkSummary, readChunkSummary, summarizeChunk, WATCHED_KEYS } from './read-chunk-summary.ts';
+import { CHUNK_HEAD, type ChunkSummary, OBFUSCATION, readChunkSummary, summarizeChunk, WATCHED_KEYS } from './read-chunk-summary.ts';
 import { readStreamChunk, streamEndedEarly, streamEndedWithoutAnswer } from './stream-decoder.ts';
+import { ANY_COUNT } from './usage-pattern.ts';
 
 /** Where a run of skippable chunks ends: a watched key, or a chunk without a choice (the usage chunk, which a client may not get). */
 const RUN_END = new RegExp(`${WATCHED_KEYS.source}|"choices":\\[\\]`);
+
+/**
+ * One whole content chunk event as OpenAI writes it (and the simulator, vLLM…): one `data:`
+ * line, the chunk's head, one choice whose delta is text (with the role on the first), a null
+ * finish reason and usage, at most OpenAI's padding, LF line ends. Every key in it is one of
+ * these, so it holds no watched key; the text is the only free part, and a JSON string cannot
+ * hold an unescaped quote or a line end.
+ */
+const CONTENT_CHUNK_EVENT = new RegExp(
+  `data: ${CHUNK_HEAD}\\[\\{"index":${ANY_COUNT},"delta":\\{(?:"role":"assistant",)?"content":"(?:[^"\\\\\\n\\r]|\\\\[^\\n\\r])*"` +
+    `(?:,"refusal":null)?\\},(?:"logprobs":null,)?"finish_reason":null\\}\\](?:,"usage":null)?${OBFUSCATION}\\}\\n\\n`,
+  'y',
+);
 
 /**
  * What the router needs of a same-format chat stream, tracked as createStreamDecoder tracks it
@@ -67,31 +81,41 @@ class ChatRelayMonitor extends RelayMonitorState {
   }
 
   /**
-   * Once started, push() skips every `data: {…}` event without a watched key. Here the keys, and
-   * `"choices":[]` (a chunk the relay may drop), are looked for once in the whole text, and the
-   * events before the first are only delimited: one pass of a compiled pattern instead of one
-   * per event. Only the plain shape is taken (one `data: ` line, LF line ends); anything else
-   * (an `event:` or `id:` line, a comment, CRs, `[DONE]`) ends the run, and push() reads it. A
-   * match across two events ends the run early, which costs only speed.
+   * Once started, push() skips every `data: {…}` event without a watched key. Content chunks in
+   * OpenAI's layout are taken by one sticky pattern each (CONTENT_CHUNK_EVENT), which need not
+   * search every quote of the text for a key. Any other layout is taken by runBeforeWatchedKey.
    */
   skippablePrefix(text: string): SkippedEvents {
     if (!this.#started || this.ended) return NONE_SKIPPED;
-    const stop = text.search(RUN_END);
-    const limit = stop < 0 ? text.length : stop;
-    let end = 0;
-    let events = 0;
-    for (;;) {
-      const close = text.indexOf('\n\n', end);
-      // The event must end before the limit, be one line, and hold an object.
-      if (close < 0 || close + 2 > limit || text.indexOf('\n', end) !== close) break;
-      if (!text.startsWith('data: {', end) || text.charCodeAt(close - 1) !== CLOSE_BRACE) break;
-      end = close + 2;
-      events++;
-    }
-    return { end, events };
+    const shaped = leadingRun(CONTENT_CHUNK_EVENT, text);
+    return shaped.events > 0 ? shaped : runBeforeWatchedKey(text);
   }
 
   protected endOfStream(): GatewayError {
     return streamEndedEarly();
   }
+}
+
+/**
+ * The run of plain chunk events before the first watched key, or `"choices":[]` (a chunk the
+ * relay may drop), in `text`: the keys are looked for once in the whole text, and the events
+ * before the first are only delimited, one pass of a compiled pattern instead of one per event.
+ * Only the plain shape is taken (one `data: ` line, LF line ends); anything else (an `event:`
+ * or `id:` line, a comment, CRs, `[DONE]`) ends the run, and push() reads it. A match across
+ * two events ends the run early, which costs only speed.
+ */
+function runBeforeWatchedKey(text: string): SkippedEvents {
+  const stop = text.search(RUN_END);
+  const limit = stop < 0 ? text.length : stop;
+  let end = 0;
+  let events = 0;
+  for (;;) {
+    const close = text.indexOf('\n\n', end);
+    // The event must end before the limit, be one line, and hold an object.
+    if (close < 0 || close + 2 > limit || text.indexOf('\n', end) !== close) break;
+    if (!text.startsWith('data: {', end) || text.charCodeAt(close - 1) !== CLOSE_BRACE) break;
+    end = close + 2;
+    events++;
+  }
+  return { end, events };
 }
