@@ -19,7 +19,7 @@ app.removeAllContentTypeParsers();
 app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
 /** The vendors' credentials and version header, as the bench's scenarios send them. */
-const FORWARDED = ['authorization', 'x-api-key', 'anthropic-version'] as const;
+const FORWARDED = ['authorization', 'x-api-key', 'anthropic-version', 'x-goog-api-key'] as const;
 
 function upstreamHeaders(incoming: Record<string, string | string[] | undefined>): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -45,7 +45,8 @@ app.post('/*', async (incoming, reply) => {
   });
   reply.hijack();
   const response = reply.raw;
-  if (body.stream === true) {
+  // generate-content says it streams in its path, the others in their body.
+  if (body.stream === true || incoming.url.includes(':streamGenerateContent')) {
     response.writeHead(answer.statusCode, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     for await (const chunk of answer.body) response.write(chunk);
     response.end();

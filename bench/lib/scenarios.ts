@@ -31,7 +31,7 @@ export interface CallContext {
   simulatorUrl: string;
 }
 
-export const SWITCHYARD_MODEL = { chat: 'bench-chat', messages: 'bench-messages' } as const;
+export const SWITCHYARD_MODEL = { chat: 'bench-chat', messages: 'bench-messages', gemini: 'bench-gemini' } as const;
 const SIM_MODEL = 'sim-bench';
 const PROMPT = 'Write two lines about a railway switchyard at night.';
 export const STREAM_CHUNKS = 50;
@@ -85,6 +85,17 @@ function messagesCall(key: string, model: string, text: string, stream: boolean)
   };
 }
 
+/** A generate-content stream request with `key` for `model`, to the simulator or to Switchyard. */
+function geminiStreamCall(key: string, model: string, text: string): HttpCall {
+  return {
+    path: `/v1beta/models/${model}:streamGenerateContent?alt=sse`,
+    headers: { ...json, 'x-goog-api-key': key },
+    body: geminiBody(text),
+    stream: true,
+    expect: '"finishReason"',
+  };
+}
+
 /** The request the gateway sends upstream, sent straight to the simulator: the direct baseline of translated scenarios. */
 function directMessages(text: string, stream: boolean): HttpCall {
   return messagesCall('sim', SIM_MODEL, text, stream);
@@ -122,6 +133,25 @@ export const SCENARIOS: Scenario[] = [
           const call = directMessages(text, true);
           return { ...call, headers: { ...call.headers, 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${context.simulatorUrl}/v1` } };
         }
+      }
+    },
+  },
+  {
+    id: 'gemini-stream',
+    title: `generate-content stream, ${STREAM_CHUNKS} chunks (same format)`,
+    stream: true,
+    sameFormat: true,
+    call: (kind, context) => {
+      const text = `${PROMPT} ${STREAM_DIRECTIVE}`;
+      switch (kind) {
+        case 'direct':
+        case 'null':
+          return geminiStreamCall('sim', SIM_MODEL, text);
+        case 'switchyard':
+          return geminiStreamCall(context.key, SWITCHYARD_MODEL.gemini, text);
+        case 'portkey':
+          // Portkey has no generate-content client API.
+          return undefined;
       }
     },
   },

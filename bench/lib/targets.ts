@@ -53,9 +53,11 @@ function switchyardConfig(simulatorUrl: string): string {
 providers:
   up-chat: { protocol: chat-completions, baseUrl: ${simulatorUrl}/v1, apiKey: sim-upstream-key }
   up-messages: { protocol: messages, baseUrl: ${simulatorUrl}, apiKey: sim-upstream-key }
+  up-gemini: { protocol: generate-content, baseUrl: ${simulatorUrl}, apiKey: sim-upstream-key }
 models:
   - { name: ${SWITCHYARD_MODEL.chat}, deployments: [{ provider: up-chat, model: sim-bench }], maxOutputTokens: 4096 }
   - { name: ${SWITCHYARD_MODEL.messages}, deployments: [{ provider: up-messages, model: sim-bench }], maxOutputTokens: 4096 }
+  - { name: ${SWITCHYARD_MODEL.gemini}, deployments: [{ provider: up-gemini, model: sim-bench }], maxOutputTokens: 4096 }
 tenants:
   - id: bench
     models: ["*"]
