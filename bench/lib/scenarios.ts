@@ -96,6 +96,38 @@ function geminiStreamCall(key: string, model: string, text: string): HttpCall {
   };
 }
 
+/**
+ * A stream scenario in one format end to end: `send(key, model, text)` to the simulator (the
+ * direct floor and the null proxy) or to Switchyard, and to Portkey as `portkey` makes the
+ * simulator's request its own, where it serves the format.
+ */
+function sameFormatStream(
+  id: string,
+  format: string,
+  model: string,
+  send: (key: string, model: string, text: string) => HttpCall,
+  portkey?: (call: HttpCall, context: CallContext) => HttpCall,
+): Scenario {
+  const text = `${PROMPT} ${STREAM_DIRECTIVE}`;
+  return {
+    id,
+    title: `${format} stream, ${STREAM_CHUNKS} chunks (same format)`,
+    stream: true,
+    sameFormat: true,
+    call: (kind, context) => {
+      switch (kind) {
+        case 'direct':
+        case 'null':
+          return send('sim', SIM_MODEL, text);
+        case 'switchyard':
+          return send(context.key, model, text);
+        case 'portkey':
+          return portkey?.(send('sim', SIM_MODEL, text), context);
+      }
+    },
+  };
+}
+
 /** The request the gateway sends upstream, sent straight to the simulator: the direct baseline of translated scenarios. */
 function directMessages(text: string, stream: boolean): HttpCall {
   return messagesCall('sim', SIM_MODEL, text, stream);
@@ -116,45 +148,12 @@ export const SCENARIOS: Scenario[] = [
     sameFormat: true,
     call: (kind, context) => chatCall(kind, context, `${PROMPT} ${STREAM_DIRECTIVE}`, true, 'chat'),
   },
-  {
-    id: 'messages-stream',
-    title: `messages stream, ${STREAM_CHUNKS} chunks (same format)`,
-    stream: true,
-    sameFormat: true,
-    call: (kind, context) => {
-      const text = `${PROMPT} ${STREAM_DIRECTIVE}`;
-      switch (kind) {
-        case 'direct':
-        case 'null':
-          return directMessages(text, true);
-        case 'switchyard':
-          return messagesCall(context.key, SWITCHYARD_MODEL.messages, text, true);
-        case 'portkey': {
-          const call = directMessages(text, true);
-          return { ...call, headers: { ...call.headers, 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${context.simulatorUrl}/v1` } };
-        }
-      }
-    },
-  },
-  {
-    id: 'gemini-stream',
-    title: `generate-content stream, ${STREAM_CHUNKS} chunks (same format)`,
-    stream: true,
-    sameFormat: true,
-    call: (kind, context) => {
-      const text = `${PROMPT} ${STREAM_DIRECTIVE}`;
-      switch (kind) {
-        case 'direct':
-        case 'null':
-          return geminiStreamCall('sim', SIM_MODEL, text);
-        case 'switchyard':
-          return geminiStreamCall(context.key, SWITCHYARD_MODEL.gemini, text);
-        case 'portkey':
-          // Portkey has no generate-content client API.
-          return undefined;
-      }
-    },
-  },
+  sameFormatStream('messages-stream', 'messages', SWITCHYARD_MODEL.messages, (key, model, text) => messagesCall(key, model, text, true), (call, context) => ({
+    ...call,
+    headers: { ...call.headers, 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${context.simulatorUrl}/v1` },
+  })),
+  // Portkey has no generate-content client API.
+  sameFormatStream('gemini-stream', 'generate-content', SWITCHYARD_MODEL.gemini, geminiStreamCall),
   {
     id: 'chat>messages-stream',
     title: `chat-completions client → messages upstream, stream, ${STREAM_CHUNKS} chunks`,

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { count, freeText, openAiUsage } from './__fixtures__/arbitraries.ts';
 import { readAnswerSummary } from './read-answer-summary.ts';
 import { summarizeResponse } from './summarize-response.ts';
 
@@ -11,11 +12,7 @@ const OPENAI_ANSWER =
   '"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}},' +
   '"service_tier":"default","system_fingerprint":"fp_44709d6fcb"}';
 
-const text = fc.oneof(
-  fc.string(),
-  fc.constantFrom('', '"usage":{"prompt_tokens":1}', ',"usage":{"prompt_tokens":9,"completion_tokens":9,"total_tokens":18}}', '"model":"x"', 'a\\', '😀 é'),
-);
-const count = fc.nat({ max: 1_000_000 });
+const text = freeText('"usage":{"prompt_tokens":1}', ',"usage":{"prompt_tokens":9,"completion_tokens":9,"total_tokens":18}}', '"model":"x"');
 
 /** Answers in the layout the reader takes and in others it must leave to the parse. */
 const answer = fc.record(
@@ -32,22 +29,7 @@ const answer = fc.record(
       }),
       { maxLength: 2 },
     ),
-    usage: fc.oneof(
-      fc.constant(null),
-      fc.record(
-        {
-          prompt_tokens: count,
-          completion_tokens: count,
-          total_tokens: count,
-          prompt_tokens_details: fc.record({ cached_tokens: count, audio_tokens: count }, { requiredKeys: ['cached_tokens'] }),
-          completion_tokens_details: fc.record(
-            { reasoning_tokens: count, audio_tokens: count, accepted_prediction_tokens: count, rejected_prediction_tokens: count },
-            { requiredKeys: ['reasoning_tokens'] },
-          ),
-        },
-        { requiredKeys: ['prompt_tokens', 'completion_tokens', 'total_tokens'] },
-      ),
-    ),
+    usage: openAiUsage,
     service_tier: fc.constantFrom('default', 'flex'),
     system_fingerprint: fc.oneof(fc.constant('fp_1'), fc.constant(null), text),
   },

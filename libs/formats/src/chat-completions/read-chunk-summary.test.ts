@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { count, freeText, openAiUsage } from './__fixtures__/arbitraries.ts';
 import { parseSse, readFixture } from './__fixtures__/replay.ts';
 import { isChatChunk } from './is-chat-chunk.ts';
 import { readChunkSummary, summarizeChunk, type ChunkSummary } from './read-chunk-summary.ts';
@@ -22,8 +23,7 @@ const USAGE =
   `${HEAD}[],"usage":{"prompt_tokens":1940,"completion_tokens":10,"total_tokens":1950,"prompt_tokens_details":{"cached_tokens":1920,"audio_tokens":0},` +
   '"completion_tokens_details":{"reasoning_tokens":3,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}},"obfuscation":"s2Qe"}';
 
-const text = fc.oneof(fc.string(), fc.constantFrom('', '"usage":{"prompt_tokens":1}', '"choices":[]', '"finish_reason":"stop"', 'a\\', '😀 é'));
-const count = fc.nat({ max: 1_000_000 });
+const text = freeText('"usage":{"prompt_tokens":1}', '"choices":[]', '"finish_reason":"stop"');
 
 /** Chunks in the layouts the reader takes and in others it must leave to the parse. */
 const chunk = fc.record(
@@ -49,22 +49,7 @@ const chunk = fc.record(
       ),
       { maxLength: 2 },
     ),
-    usage: fc.oneof(
-      fc.constant(null),
-      fc.record(
-        {
-          prompt_tokens: count,
-          completion_tokens: count,
-          total_tokens: count,
-          prompt_tokens_details: fc.record({ cached_tokens: count, audio_tokens: count }, { requiredKeys: ['cached_tokens'] }),
-          completion_tokens_details: fc.record(
-            { reasoning_tokens: count, audio_tokens: count, accepted_prediction_tokens: count, rejected_prediction_tokens: count },
-            { requiredKeys: ['reasoning_tokens'] },
-          ),
-        },
-        { requiredKeys: ['prompt_tokens', 'completion_tokens', 'total_tokens'] },
-      ),
-    ),
+    usage: openAiUsage,
     obfuscation: fc.constantFrom('nM', ''),
   },
   { requiredKeys: ['id', 'object', 'created', 'model', 'choices'] },
