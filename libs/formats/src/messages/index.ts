@@ -3,6 +3,7 @@ import { countTokensToCanonical, renderCountTokens } from './count-tokens.ts';
 import { generatePath, requestHeaders } from './endpoint.ts';
 import { errorFromUpstream, renderError, renderStreamError } from './errors.ts';
 import { extractUsage } from './extract-usage.ts';
+import { readAnswerSummary } from './read-answer-summary.ts';
 import { renderModel, renderModelList } from './models.ts';
 import { requestFromCanonical, requestToCanonical } from './request.ts';
 import { responseFromCanonical, responseToCanonical } from './response.ts';
@@ -21,7 +22,7 @@ const KEEP_ALIVE = 'event: ping\ndata: {"type": "ping"}\n\n';
 export const messages: WireFormat = {
   id: 'messages',
   request: { toCanonical: requestToCanonical, fromCanonical: requestFromCanonical },
-  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical, summarize: summarizeResponse },
+  response: { toCanonical: responseToCanonical, fromCanonical: responseFromCanonical, summarize: summarizeResponse, readSummary: readAnswerSummary },
   stream: {
     createDecoder: createStreamDecoder,
     createRelayMonitor,
