@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { expectReadAsParsed } from '../testing/test-support.ts';
 import { count, freeText, openAiUsage } from './__fixtures__/arbitraries.ts';
 import { readAnswerSummary } from './read-answer-summary.ts';
 import { summarizeResponse } from './summarize-response.ts';
@@ -44,19 +45,7 @@ describe('readAnswerSummary', () => {
   });
 
   it('should read what a parse reads, or leave the answer to the parse', () => {
-    let read = 0;
-    fc.assert(
-      fc.property(answer, fc.boolean(), (body, pretty) => {
-        const written = pretty ? JSON.stringify(body, null, 1) : JSON.stringify(body);
-        const summary = readAnswerSummary(written);
-        if (summary === undefined) return;
-        read++;
-        expect(summary).toEqual(summarizeResponse(JSON.parse(written)));
-      }),
-      { numRuns: 2000 },
-    );
-    // The generator must reach the layout the reader takes, or the property says nothing.
-    expect(read).toBeGreaterThan(100);
+    expectReadAsParsed(answer, readAnswerSummary, (written) => summarizeResponse(JSON.parse(written)), { numRuns: 2000, atLeast: 100 });
   });
 
   it('should leave cut-off, padded and misleading answers to the parse', () => {

@@ -8,5 +8,6 @@ export * from './keep-alive.ts';
 export * from './openai-json-schema-format.ts';
 export * from './is-record.ts';
 export * from './json-text.ts';
+export * from './read-answer-by-layout.ts';
 export * from './relay-monitor-state.ts';
 export * from './skippable-run.ts';

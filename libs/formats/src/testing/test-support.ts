@@ -1,6 +1,7 @@
 // Helpers for the formats' tests only (nothing outside tests imports this file).
 import { GatewayError } from '@switchyard/canonical';
 import fc from 'fast-check';
+import { expect } from 'vitest';
 
 /** The GatewayError `run` throws; anything else (or nothing) fails the test. */
 export function caught(run: () => unknown): GatewayError {
@@ -83,4 +84,29 @@ export function mutatedLike(valid: fc.Arbitrary<unknown>, anyValue: fc.Arbitrary
     }
     return body;
   });
+}
+
+/**
+ * A text reader that stands in for a parse, held to it: for `values` written compact and
+ * pretty-printed, whatever `read` returns is what `parse` returns for the same text, and `read`
+ * takes more than `atLeast` of them (else the property says nothing).
+ */
+export function expectReadAsParsed(
+  values: fc.Arbitrary<unknown>,
+  read: (text: string) => unknown,
+  parse: (text: string) => unknown,
+  { numRuns, atLeast }: { numRuns: number; atLeast: number },
+): void {
+  let taken = 0;
+  fc.assert(
+    fc.property(values, fc.boolean(), (value, pretty) => {
+      const written = pretty ? JSON.stringify(value, null, 1) : JSON.stringify(value);
+      const summary = read(written);
+      if (summary === undefined) return;
+      taken++;
+      expect(summary).toEqual(parse(written));
+    }),
+    { numRuns },
+  );
+  expect(taken).toBeGreaterThan(atLeast);
 }
