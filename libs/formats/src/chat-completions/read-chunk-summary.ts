@@ -1,8 +1,8 @@
 import type { CanonicalUsage } from '@switchyard/canonical';
-import { endsLikeObject, nonNullKeyPattern } from '../shared/index.ts';
+import { endsLikeObject, NATURAL, nonNullKeyPattern, PLAIN_STRING as STRING } from '../shared/index.ts';
 import { convertToCanonicalUsage } from './convert-usage.ts';
 import type { ChatChunk } from './response-schema.ts';
-import { ANY_COUNT, USAGE_OBJECT, usageOfMatch } from './usage-pattern.ts';
+import { USAGE_OBJECT, usageOfMatch } from './usage-pattern.ts';
 
 /** What a same-format relay watches a chunk for: a non-null key that may finish the answer, carry usage or report an error. */
 export const WATCHED_KEYS = nonNullKeyPattern(['finish_reason', 'usage', 'error']);
@@ -19,12 +19,9 @@ export interface ChunkSummary {
 const OPENED: ChunkSummary = { choice: true, finished: false, usage: undefined };
 const FINISHED: ChunkSummary = { choice: true, finished: true, usage: undefined };
 
-/** A JSON string without escapes (and on one line, as every JSON string is). */
-const STRING = '"[^"\\\\\\n\\r]*"';
-
 /** How a chunk starts as OpenAI writes it (and the simulator, vLLM, DeepSeek…): compact, up to its `choices` value. */
 export const CHUNK_HEAD =
-  `\\{"id":${STRING},"object":"chat\\.completion\\.chunk","created":${ANY_COUNT},"model":${STRING},` +
+  `\\{"id":${STRING},"object":"chat\\.completion\\.chunk","created":${NATURAL},"model":${STRING},` +
   `(?:"service_tier":(?:${STRING}|null),)?(?:"system_fingerprint":(?:${STRING}|null),)?"choices":`;
 
 const HEAD = new RegExp(`^${CHUNK_HEAD}`);
@@ -34,7 +31,7 @@ export const OBFUSCATION = `(?:,"obfuscation":${STRING})?`;
 
 /** The rest of the chunk that finishes the one choice: an empty delta, a finish reason, no usage. */
 const FINISH_TAIL = new RegExp(
-  `\\[\\{"index":${ANY_COUNT},"delta":\\{\\},(?:"logprobs":null,)?"finish_reason":"[^"\\\\]+"\\}\\](?:,"usage":null)?${OBFUSCATION}\\}$`,
+  `\\[\\{"index":${NATURAL},"delta":\\{\\},(?:"logprobs":null,)?"finish_reason":"[^"\\\\]+"\\}\\](?:,"usage":null)?${OBFUSCATION}\\}$`,
   'y',
 );
 
@@ -42,7 +39,7 @@ const FINISH_TAIL = new RegExp(
 const USAGE_TAIL = new RegExp(`\\[\\],"usage":${USAGE_OBJECT}${OBFUSCATION}\\}$`, 'y');
 
 /** The start of a first choice, the rest unread (see readChunkSummary). */
-const FIRST_CHOICE = new RegExp(`\\[\\{"index":${ANY_COUNT},`, 'y');
+const FIRST_CHOICE = new RegExp(`\\[\\{"index":${NATURAL},`, 'y');
 
 const CHOICES_KEY = '"choices"';
 

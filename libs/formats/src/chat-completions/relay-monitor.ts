@@ -1,10 +1,9 @@
 import { GatewayError } from '@switchyard/canonical';
 import type { SseEvent } from '@switchyard/sse';
-import { CLOSE_BRACE, leadingRun, looksLikeObject, NONE_SKIPPED, RelayMonitorState } from '../shared/index.ts';
+import { CLOSE_BRACE, leadingRun, looksLikeObject, NATURAL, NONE_SKIPPED, RelayMonitorState } from '../shared/index.ts';
 import type { RelayMonitor, SkippedEvents } from '../wire-format.ts';
 import { CHUNK_HEAD, type ChunkSummary, OBFUSCATION, readChunkSummary, summarizeChunk, WATCHED_KEYS } from './read-chunk-summary.ts';
 import { readStreamChunk, streamEndedEarly, streamEndedWithoutAnswer } from './stream-decoder.ts';
-import { ANY_COUNT } from './usage-pattern.ts';
 
 /** Where a run of skippable chunks ends: a watched key, or a chunk without a choice (the usage chunk, which a client may not get). */
 const RUN_END = new RegExp(`${WATCHED_KEYS.source}|"choices":\\[\\]`);
@@ -17,7 +16,7 @@ const RUN_END = new RegExp(`${WATCHED_KEYS.source}|"choices":\\[\\]`);
  * hold an unescaped quote or a line end.
  */
 const CONTENT_CHUNK_EVENT = new RegExp(
-  `data: ${CHUNK_HEAD}\\[\\{"index":${ANY_COUNT},"delta":\\{(?:"role":"assistant",)?"content":"(?:[^"\\\\\\n\\r]|\\\\[^\\n\\r])*"` +
+  `data: ${CHUNK_HEAD}\\[\\{"index":${NATURAL},"delta":\\{(?:"role":"assistant",)?"content":"(?:[^"\\\\\\n\\r]|\\\\[^\\n\\r])*"` +
     `(?:,"refusal":null)?\\},(?:"logprobs":null,)?"finish_reason":null\\}\\](?:,"usage":null)?${OBFUSCATION}\\}\\n\\n`,
   'y',
 );

@@ -1,9 +1,8 @@
 import type { CanonicalUsage } from '@switchyard/canonical';
+import { NATURAL } from '../shared/index.ts';
 import { convertToCanonicalUsage } from './convert-usage.ts';
 
-const COUNT = '(0|[1-9]\\d*)';
-/** A token count or timestamp as JSON writes it, not captured. */
-export const ANY_COUNT = '(?:0|[1-9]\\d*)';
+const COUNT = `(${NATURAL})`;
 
 /**
  * OpenAI's usage object as its API writes it: counts only, compact, in its key order. Four
@@ -12,10 +11,10 @@ export const ANY_COUNT = '(?:0|[1-9]\\d*)';
  * take this layout and leave every other to the parse.
  */
 export const USAGE_OBJECT =
-  `\\{"prompt_tokens":${COUNT},"completion_tokens":${COUNT},"total_tokens":${ANY_COUNT}` +
-  `(?:,"prompt_tokens_details":\\{"cached_tokens":${COUNT}(?:,"audio_tokens":${ANY_COUNT})?\\})?` +
-  `(?:,"completion_tokens_details":\\{"reasoning_tokens":${COUNT}(?:,"audio_tokens":${ANY_COUNT})?` +
-  `(?:,"accepted_prediction_tokens":${ANY_COUNT})?(?:,"rejected_prediction_tokens":${ANY_COUNT})?\\})?\\}`;
+  `\\{"prompt_tokens":${COUNT},"completion_tokens":${COUNT},"total_tokens":${NATURAL}` +
+  `(?:,"prompt_tokens_details":\\{"cached_tokens":${COUNT}(?:,"audio_tokens":${NATURAL})?\\})?` +
+  `(?:,"completion_tokens_details":\\{"reasoning_tokens":${COUNT}(?:,"audio_tokens":${NATURAL})?` +
+  `(?:,"accepted_prediction_tokens":${NATURAL})?(?:,"rejected_prediction_tokens":${NATURAL})?\\})?\\}`;
 
 /** The usage held by the four USAGE_OBJECT groups of `match`, which has no groups before them. */
 export function usageOfMatch(match: RegExpExecArray): CanonicalUsage {

@@ -1,10 +1,8 @@
-import { readAnswerByLayout, type AnswerLayout } from '../shared/index.ts';
+import { NATURAL, PLAIN_STRING as STRING, readAnswerByLayout, type AnswerLayout } from '../shared/index.ts';
 import type { ResponseSummary } from '../wire-format.ts';
 import { convertUsageToCanonical } from './convert-usage.ts';
 
-const STRING = '"[^"\\\\\\n\\r]*"';
-const ANY_COUNT = '(?:0|[1-9]\\d*)';
-const COUNT_OR_NULL = '(0|[1-9]\\d*|null)';
+const COUNT_OR_NULL = `(${NATURAL}|null)`;
 
 /** Anthropic's answer layout (and the simulator's). */
 const ANTHROPIC_ANSWER: AnswerLayout = {
@@ -18,7 +16,7 @@ const ANTHROPIC_ANSWER: AnswerLayout = {
   tail: new RegExp(
     `,"usage":\\{"input_tokens":${COUNT_OR_NULL}(?:,"cache_creation_input_tokens":${COUNT_OR_NULL})?` +
       `(?:,"cache_read_input_tokens":${COUNT_OR_NULL})?` +
-      `(?:,"cache_creation":\\{"ephemeral_5m_input_tokens":${ANY_COUNT},"ephemeral_1h_input_tokens":${ANY_COUNT}\\})?` +
+      `(?:,"cache_creation":\\{"ephemeral_5m_input_tokens":${NATURAL},"ephemeral_1h_input_tokens":${NATURAL}\\})?` +
       `,"output_tokens":${COUNT_OR_NULL}(?:,"service_tier":(?:${STRING}|null))?\\}\\}[ \\t\\n\\r]*$`,
     'y',
   ),

@@ -17,6 +17,12 @@
 
 const BLANK = '[ \\t\\n\\r]';
 
+/** Pattern source: a JSON string without escapes (on one line, as every JSON string is). */
+export const PLAIN_STRING = '"[^"\\\\\\n\\r]*"';
+
+/** Pattern source: a JSON natural number (a token count, a timestamp, an index), not captured. */
+export const NATURAL = '(?:0|[1-9]\\d*)';
+
 /** `text` as a literal inside a regular expression. */
 export function escapeForPattern(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
