@@ -1,12 +1,12 @@
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '@switchyard/canonical';
+import type { AnswerWriter } from './answer-writer.ts';
 import type { WireFormat } from './wire-format.ts';
 
 /**
  * Ends a response with an error in the client's own format: a JSON error body before the
  * first byte, the format's in-stream error event after it (protocols.md §7.3).
  */
-export function writeError(response: ServerResponse, format: WireFormat, error: GatewayError, requestId: string): void {
+export function writeError(response: AnswerWriter, format: WireFormat, error: GatewayError, requestId: string): void {
   if (response.writableEnded || response.destroyed) return;
   if (response.headersSent) {
     response.end(format.errors.renderStreamError(error, requestId));

@@ -10,7 +10,7 @@ import type { RouteHandler, RouteRequest } from './route-request.ts';
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection']);
 
 export interface HttpForwarder {
-  handle: RouteHandler;
+  handle: RouteHandler<ServerResponse>;
   close(): Promise<void>;
 }
 
@@ -47,7 +47,7 @@ export function createHttpForwarder(options: HttpForwarderOptions): HttpForwarde
   let next = 0;
   const authorization = options.tokens === undefined ? undefined : internalAuthorization(options.tokens[0]);
 
-  const handle: RouteHandler = async (request, response) => {
+  const handle: RouteHandler<ServerResponse> = async (request, response) => {
     const hop: Dispatcher.DispatchOptions = {
       path: ROUTER_PATH,
       method: 'POST',

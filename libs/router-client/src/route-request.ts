@@ -1,5 +1,4 @@
-import type { ServerResponse } from 'node:http';
-import type { Route } from '@switchyard/formats';
+import type { AnswerWriter, Route } from '@switchyard/formats';
 
 /** Who is asking, as established by ingress. Routers trust it: the hop is internal (NetworkPolicy). */
 export interface Identity {
@@ -35,6 +34,8 @@ export interface RouteRequest {
 /**
  * Serves one routed request by writing the whole answer (status, headers, body or stream)
  * to `response`. In `all` mode ingress passes its own client response (no hop); in split mode
- * the router's HTTP app passes the internal response and ingress pipes it back.
+ * ingress passes its client response to the hop forwarder, and the router writes each answer
+ * into one stream of the hop. Ingress's handlers take the client's ServerResponse
+ * (`RouteHandler<ServerResponse>`); the router's takes any AnswerWriter, so it serves both.
  */
-export type RouteHandler = (request: RouteRequest, response: ServerResponse) => Promise<void>;
+export type RouteHandler<Writer extends AnswerWriter = AnswerWriter> = (request: RouteRequest, response: Writer) => Promise<void>;

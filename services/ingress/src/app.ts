@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { CatalogSource } from '@switchyard/catalog-client';
 import type { Limiter } from '@switchyard/ratelimit';
 import type { RouteHandler } from '@switchyard/router-client';
@@ -16,7 +17,7 @@ import { registerModelRoutes } from './routes/register-model-routes.ts';
 export interface IngressOptions {
   catalog: CatalogSource;
   /** In-process router (`all`) or the HTTP forwarder (split mode). */
-  forward: RouteHandler;
+  forward: RouteHandler<ServerResponse>;
   metrics: Metrics;
   logger: Logger;
   bodyLimit: number;

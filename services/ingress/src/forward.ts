@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { GatewayError } from '@switchyard/canonical';
 import { wireFormats, writeError, type Route } from '@switchyard/formats';
 import { closePartialEvent, PASSED_HEADERS, type RouteHandler } from '@switchyard/router-client';
@@ -25,7 +26,7 @@ import type { ForwardedRequests } from './forwarded-requests.ts';
  */
 export function forward(
   telemetry: { tracer: Tracer; metrics: Metrics; forwarded: ForwardedRequests },
-  handler: RouteHandler,
+  handler: RouteHandler<ServerResponse>,
   request: FastifyRequest,
   reply: FastifyReply,
   route: Route,
@@ -59,7 +60,7 @@ export function forward(
 }
 
 async function forwardToRouter(
-  handler: RouteHandler,
+  handler: RouteHandler<ServerResponse>,
   request: FastifyRequest,
   reply: FastifyReply,
   route: Route,

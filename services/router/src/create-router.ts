@@ -1,10 +1,9 @@
 import { GatewayError, type CanonicalResponse } from '@switchyard/canonical';
 import type { CatalogSource, LimitSet } from '@switchyard/catalog-client';
 import type { Limiter } from '@switchyard/ratelimit';
-import { toGatewayError, wireFormats, writeError } from '@switchyard/formats';
+import { toGatewayError, wireFormats, writeError, type AnswerWriter } from '@switchyard/formats';
 import { resolveEndpoint, UpstreamClient, type UpstreamEndpoint } from '@switchyard/providers';
 import type { RouteHandler, RouteRequest } from '@switchyard/router-client';
-import type { ServerResponse } from 'node:http';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_OPERATION_NAME,
@@ -132,7 +131,7 @@ export function createRouter(options: RouterOptions): Router {
       { kind: SpanKind.SERVER, parent: extractTraceContext(request.headers) },
     );
 
-  const route = async (request: RouteRequest, response: ServerResponse, span: Span): Promise<void> => {
+  const route = async (request: RouteRequest, response: AnswerWriter, span: Span): Promise<void> => {
     const clientFormat = wireFormats[request.route.format];
     const requestId = request.identity.requestId;
     metrics.inflight.inc({ target: 'router' });

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { GatewayError } from '@switchyard/canonical';
 import { parseGenerateContentTarget, type Route } from '@switchyard/formats';
 import type { RouteHandler } from '@switchyard/router-client';
@@ -8,7 +9,7 @@ import { forward } from '../forward.ts';
 import type { IngressRouteConfig } from '../plugins/request-context.ts';
 
 /** Every route whose answer comes from a router. The route is fixed by the path; bodies stay raw. */
-export function registerForwardedRoutes(app: FastifyInstance, handler: RouteHandler, telemetry: { tracer: Tracer; metrics: Metrics; forwarded: ForwardedRequests }): void {
+export function registerForwardedRoutes(app: FastifyInstance, handler: RouteHandler<ServerResponse>, telemetry: { tracer: Tracer; metrics: Metrics; forwarded: ForwardedRequests }): void {
   const fixed = (config: IngressRouteConfig & { format: Route['format'] }) => ({
     config: { ingress: config },
     handler: (request: FastifyRequest, reply: FastifyReply) => forward(telemetry, handler, request, reply, { format: config.format, operation: config.operation }),

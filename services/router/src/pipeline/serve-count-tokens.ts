@@ -1,7 +1,6 @@
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '@switchyard/canonical';
 import type { CatalogIndex } from '@switchyard/catalog-client';
-import { wireFormats } from '@switchyard/formats';
+import { wireFormats, type AnswerWriter } from '@switchyard/formats';
 import type { RouteRequest } from '@switchyard/router-client';
 import { estimateRequestTokens } from './estimate-tokens.ts';
 import type { ExchangeOutcome } from './exchange.ts';
@@ -13,7 +12,7 @@ import { authoriseModel } from './prepare-exchange.ts';
  * tokenizer whatever the upstream: no upstream call, no cost, the same answer for a model
  * served by any vendor (docs/translation.md says why).
  */
-export async function serveCountTokens(request: RouteRequest, index: CatalogIndex, response: ServerResponse): Promise<ExchangeOutcome> {
+export async function serveCountTokens(request: RouteRequest, index: CatalogIndex, response: AnswerWriter): Promise<ExchangeOutcome> {
   const format = wireFormats[request.route.format];
   if (format.countTokens === undefined) throw new GatewayError('not_found', 'This format has no token-count endpoint.');
   const context = request.route.model === undefined ? {} : { model: request.route.model };

@@ -1,7 +1,6 @@
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '@switchyard/canonical';
 import type { CatalogIndex } from '@switchyard/catalog-client';
-import { wireFormats } from '@switchyard/formats';
+import { wireFormats, type AnswerWriter } from '@switchyard/formats';
 import type { UpstreamClient, UpstreamEndpoint } from '@switchyard/providers';
 import type { RouteRequest } from '@switchyard/router-client';
 import { callUpstream, parseAnswerBody, readErrorBody, type UpstreamTimeouts } from './call-upstream.ts';
@@ -21,7 +20,7 @@ export async function serveEmbeddings(
   request: RouteRequest,
   index: CatalogIndex,
   endpointOf: (providerId: string) => UpstreamEndpoint,
-  response: ServerResponse,
+  response: AnswerWriter,
   settle: (outcome: ExchangeOutcome) => Promise<void>,
 ): Promise<ExchangeOutcome> {
   const clientFormat = wireFormats[request.route.format];

@@ -1,7 +1,6 @@
-import type { ServerResponse } from 'node:http';
 import { errorKindForStatus, GatewayError, type CanonicalUsage } from '@switchyard/canonical';
 import type { CatalogIndex, ModelRecord } from '@switchyard/catalog-client';
-import type { ResponseSummary } from '@switchyard/formats';
+import type { ResponseSummary, AnswerWriter } from '@switchyard/formats';
 import type { UpstreamClient, UpstreamEndpoint, UpstreamResponse } from '@switchyard/providers';
 import { backoffDelay, DEFAULT_RETRY, sleep } from '../routing/backoff.ts';
 import { candidateModels } from '../routing/candidate-models.ts';
@@ -73,7 +72,7 @@ export async function serveGenerate(
   dependencies: GenerateDependencies,
   prepared: PreparedRequest,
   index: CatalogIndex,
-  response: ServerResponse,
+  response: AnswerWriter,
   settle: SettleAnswer,
 ): Promise<ExchangeOutcome & { exchange?: Exchange }> {
   const { request } = prepared;
@@ -235,7 +234,7 @@ async function answer(
   dependencies: GenerateDependencies,
   exchange: Exchange,
   upstream: UpstreamResponse,
-  response: ServerResponse,
+  response: AnswerWriter,
   settle: SettleAnswer,
   deployment: AnsweringDeployment,
 ): Promise<ExchangeOutcome> {
@@ -324,7 +323,7 @@ async function endJson(
   settle: SettleAnswer,
   exchange: Exchange,
   outcome: ExchangeOutcome,
-  response: ServerResponse,
+  response: AnswerWriter,
   headers: Record<string, string>,
   text: string,
 ): Promise<ExchangeOutcome> {
@@ -363,7 +362,7 @@ function buildUpstreamBody(dependencies: GenerateDependencies, exchange: Exchang
 async function relayUpstreamError(
   exchange: Exchange,
   upstream: UpstreamResponse,
-  response: ServerResponse,
+  response: AnswerWriter,
   headers: Record<string, string>,
 ): Promise<ExchangeOutcome> {
   const body = await readErrorBody(upstream);

@@ -1,11 +1,11 @@
-import type { ServerResponse } from 'node:http';
+import type { AnswerWriter } from '@switchyard/formats';
 import { GatewayError } from '@switchyard/canonical';
 import type { RouteRequest } from '@switchyard/router-client';
 import type { ResponseStore } from '../responses-store/index.ts';
 import type { ExchangeOutcome } from './exchange.ts';
 
 /** `GET /v1/responses/{id}` and `DELETE /v1/responses/{id}`, only ever within the caller's tenant. */
-export async function serveStoredResponse(store: ResponseStore, request: RouteRequest, response: ServerResponse): Promise<ExchangeOutcome> {
+export async function serveStoredResponse(store: ResponseStore, request: RouteRequest, response: AnswerWriter): Promise<ExchangeOutcome> {
   const id = request.route.resourceId ?? '';
   const tenantId = request.identity.tenantId;
   let body: string;

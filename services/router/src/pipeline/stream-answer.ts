@@ -1,7 +1,6 @@
-import type { ServerResponse } from 'node:http';
 import type { CanonicalResponse, CanonicalUsage, GatewayError, StreamPart } from '@switchyard/canonical';
 import { createSseParser, formatSseEvent, type SseEvent } from '@switchyard/sse';
-import type { StreamDecoder } from '@switchyard/formats';
+import type { StreamDecoder, AnswerWriter } from '@switchyard/formats';
 import type { UpstreamResponse } from '@switchyard/providers';
 import { StreamAccumulator } from './accumulate-stream.ts';
 import { createSkippingReader } from './read-skipping.ts';
@@ -62,11 +61,11 @@ class StreamOutput implements QuietStream {
   #to = 0;
   sent = false;
 
-  readonly response: ServerResponse;
+  readonly response: AnswerWriter;
   readonly result: StreamResult;
   readonly #keepAlive: string;
 
-  constructor(response: ServerResponse, result: StreamResult, keepAlive: string) {
+  constructor(response: AnswerWriter, result: StreamResult, keepAlive: string) {
     this.response = response;
     this.result = result;
     this.#keepAlive = keepAlive;
@@ -144,7 +143,7 @@ class StreamOutput implements QuietStream {
 export async function streamAnswer(
   exchange: Exchange,
   upstream: UpstreamResponse,
-  response: ServerResponse,
+  response: AnswerWriter,
   headers: Record<string, string>,
   options: StreamOptions,
 ): Promise<StreamResult> {
