@@ -56,28 +56,42 @@ export interface InternalRefusal {
 const REFUSAL_REPORT_MS = 60_000;
 
 /**
- * An onRequest hook that answers 401 to calls of internal routes without `Authorization: Bearer
- * <token>` for one of `tokens`, before their body is read. The check is by the matched route,
- * not the raw URL, so no spelling of the path gets around it. Both sides are hashed first:
- * equal-length digests make each comparison constant-time whatever was sent, and every accepted
- * digest is compared, so the time taken does not tell which token matched. No token is ever
- * reported.
+ * Checks the `Authorization` value of an internal call against `tokens`, and tells `onRefused`
+ * of refusals at most once a minute. Both sides are hashed first: equal-length digests make each
+ * comparison constant-time whatever was sent, and every accepted digest is compared, so the
+ * time taken does not tell which token matched. No token is ever reported.
  */
-export function requireInternalToken(tokens: InternalTokens, onRefused?: (refusal: InternalRefusal) => void): onRequestHookHandler {
+export function createInternalTokenCheck(
+  tokens: InternalTokens,
+  onRefused?: (refusal: InternalRefusal) => void,
+): (authorization: string | undefined, path: string, remoteAddress: string | undefined) => boolean {
   const accepted = tokens.map((token) => sha256(internalAuthorization(token)));
   let unreported = 0;
   let reportedAt = -Infinity;
-  return (request, reply, done) => {
-    if (request.routeOptions.url?.startsWith(INTERNAL_PATH_PREFIX) !== true) return done();
-    const authorization = request.headers.authorization;
-    if (authorization !== undefined && matchesAny(sha256(authorization), accepted)) return done();
+  return (authorization, path, remoteAddress) => {
+    if (authorization !== undefined && matchesAny(sha256(authorization), accepted)) return true;
     unreported++;
     const now = Date.now();
     if (onRefused !== undefined && now - reportedAt >= REFUSAL_REPORT_MS) {
-      onRefused({ count: unreported, path: request.routeOptions.url, remoteAddress: request.socket.remoteAddress });
+      onRefused({ count: unreported, path, remoteAddress });
       unreported = 0;
       reportedAt = now;
     }
+    return false;
+  };
+}
+
+/**
+ * An onRequest hook that answers 401 to calls of internal routes without `Authorization: Bearer
+ * <token>` for one of `tokens` (createInternalTokenCheck), before their body is read. The check
+ * is by the matched route, not the raw URL, so no spelling of the path gets around it.
+ */
+export function requireInternalToken(tokens: InternalTokens, onRefused?: (refusal: InternalRefusal) => void): onRequestHookHandler {
+  const check = createInternalTokenCheck(tokens, onRefused);
+  return (request, reply, done) => {
+    const path = request.routeOptions.url;
+    if (path?.startsWith(INTERNAL_PATH_PREFIX) !== true) return done();
+    if (check(request.headers.authorization, path, request.socket.remoteAddress)) return done();
     void reply
       .code(401)
       .header(INTERNAL_AUTH_REFUSED_HEADER, 'refused')

@@ -1,3 +1,5 @@
 export type * from './route-request.ts';
 export * from './route-headers.ts';
-export * from './create-http-forwarder.ts';
+export * from './hop/create-hop-forwarder.ts';
+export { closePartialEvent } from './hop/hop-connection.ts';
+export { acceptHops, type AcceptHopsOptions, type HopListener } from './hop/accept-hops.ts';

@@ -1,8 +1,11 @@
 import type { FormatId } from '@switchyard/canonical';
 import type { Operation, Route } from '@switchyard/formats';
-import type { Identity } from './route-request.ts';
 
-/** Internal headers carrying the route and identity over the ingress → router hop. */
+/**
+ * Internal headers carrying the route and identity to the router's HTTP route (ROUTER_PATH). Ingresses
+ * use the multiplexed hop (hop/) since it came; routers still serve this route, so that ingresses
+ * of the release before it keep working while a rollout replaces routers first.
+ */
 export const ROUTE_HEADER = 'x-switchyard-route';
 export const TENANT_HEADER = 'x-switchyard-tenant';
 export const KEY_ID_HEADER = 'x-switchyard-key-id';
@@ -30,18 +33,6 @@ export function decodeRoute(value: string | undefined): Route | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** `admittedAt` (RouteRequest.admittedAt) travels only when known. */
-export function identityHeaders(identity: Identity, estimatedTokens: number, admittedAt?: number): Record<string, string> {
-  const headers: Record<string, string> = {
-    [TENANT_HEADER]: identity.tenantId,
-    [KEY_ID_HEADER]: identity.keyId,
-    [REQUEST_ID_HEADER]: identity.requestId,
-    [ESTIMATED_TOKENS_HEADER]: String(estimatedTokens),
-  };
-  if (admittedAt !== undefined) headers[ADMITTED_AT_HEADER] = String(admittedAt);
-  return headers;
 }
 
 /** Parses the internal admitted-at header: a whole number of ms, else undefined (missing or malformed). */

@@ -76,6 +76,15 @@ function idleTrimAfterMs(env: Record<string, string | undefined>): number {
   return value;
 }
 
+/** SWITCHYARD_ROUTER_CONNECTIONS: hop connections an ingress keeps to each router URL (the forwarder's default when unset). */
+function routerConnectionsFrom(env: Record<string, string | undefined>): { connections?: number } {
+  const text = env.SWITCHYARD_ROUTER_CONNECTIONS;
+  if (text === undefined || text === '') return {};
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`SWITCHYARD_ROUTER_CONNECTIONS must be a whole number ≥ 1, not '${text}'.`);
+  return { connections: value };
+}
+
 function requireConfig(options: CliOptions): SwitchyardConfig {
   if (options.config === undefined) throw new Error(`switchyard ${options.target} needs --config FILE (or SWITCHYARD_CONFIG).`);
   return loadConfig(options.config);
@@ -216,6 +225,8 @@ function trackIdleSockets(app: FastifyInstance): { destroyUnused(): void } {
     active.set(socket, 0);
     socket.once('close', () => active.delete(socket));
   });
+  // An upgraded connection (a router's hop) is its protocol's to close, when its streams have ended.
+  app.server.on('upgrade', (_request: IncomingMessage, socket: Socket) => active.delete(socket));
   app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
     active.set(socket, (active.get(socket) ?? 0) + 1);
@@ -374,7 +385,7 @@ async function catalogServiceFor(
 }
 
 async function startIngress(options: CliOptions, env: Record<string, string | undefined>, logger: Logger, tracer: Tracer): Promise<Running> {
-  const [{ buildIngress, ForwardedRequests }, { createHttpForwarder }] = await Promise.all([
+  const [{ buildIngress, ForwardedRequests }, { createHopForwarder }] = await Promise.all([
     import('@switchyard/ingress'),
     import('@switchyard/router-client'),
   ]);
@@ -383,8 +394,9 @@ async function startIngress(options: CliOptions, env: Record<string, string | un
   const tokens = await internalTokensFor(env, logger);
   const catalog = await remoteCatalog(env, logger, resources, tokens);
   const forwarder = resources.add(
-    createHttpForwarder({
+    createHopForwarder({
       urls: requireEnv(env, 'SWITCHYARD_ROUTER_URL').split(','),
+      ...routerConnectionsFrom(env),
       ...(tokens === undefined ? {} : { tokens }),
       onRefused: (router) => logger.error({ router }, 'router refused this ingress: SWITCHYARD_INTERNAL_TOKEN is missing here or differs from the router\'s'),
     }),

@@ -2,6 +2,7 @@ import { GatewayError } from '@switchyard/canonical';
 import { requireInternalToken, type InternalRefusal, type InternalTokens } from '@switchyard/catalog-client';
 import { wireFormats, writeError } from '@switchyard/formats';
 import {
+  acceptHops,
   ADMITTED_AT_HEADER,
   decodeAdmittedAt,
   decodeRoute,
@@ -20,10 +21,14 @@ import { registerOpsRoutes, type Metrics } from '@switchyard/telemetry';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Router } from './create-router.ts';
 
+const HOP_META_ALLOWANCE = 1 << 20;
+
 /**
- * The router as its own HTTP service (split mode). Ingress sends the raw client body to
- * ROUTER_PATH with the route and identity in headers; the answer is written straight to the
- * socket (hijacked reply) so streams are not buffered by fastify.
+ * The router as its own HTTP service (split mode). Ingresses send requests over hop connections
+ * (an HTTP upgrade on this port, router-client's hop/), many at once on each. ROUTER_PATH serves
+ * one request per HTTP call, the raw client body with the route and identity in headers, for
+ * ingresses of the release before the hop; its answer is written straight to the socket
+ * (hijacked reply) so streams are not buffered by fastify.
  */
 export function buildRouterApp(options: {
   router: Router;
@@ -47,6 +52,18 @@ export function buildRouterApp(options: {
   // content type, but not the catch-all, which would parse the header again on every hop.
   for (const type of [HOP_CONTENT_TYPE, '*']) app.addContentTypeParser(type, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerOpsRoutes(app, { metrics: options.metrics, isReady: options.isReady });
+  const hops = acceptHops(app.server, {
+    handler: options.router.handle,
+    // The body limit, and room for the identity, route and client headers beside it.
+    maxRequestBytes: options.bodyLimit + HOP_META_ALLOWANCE,
+    ...(options.internalTokens === undefined ? {} : { tokens: options.internalTokens }),
+    ...(options.onInternalRefused === undefined ? {} : { onRefused: options.onInternalRefused }),
+  });
+  // The listener stops first; each hop then closes once its streams have ended.
+  app.addHook('preClose', (done) => {
+    hops.drain();
+    done();
+  });
 
   app.post(ROUTER_PATH, (request, reply) => {
     reply.hijack();

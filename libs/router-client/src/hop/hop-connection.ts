@@ -1,0 +1,316 @@
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { GatewayError } from '@switchyard/canonical';
+import { INTERNAL_AUTH_REFUSED_HEADER } from '@switchyard/catalog-client';
+import type { RouteRequest } from '../route-request.ts';
+import { FrameWriter } from './frame-writer.ts';
+import { CANCEL, DATA, END, FrameReader, GOAWAY, HEAD, HOP_PATH, HOP_PROTOCOL, OPEN, openPayload, type HopRequestMeta } from './frames.ts';
+
+/** Hop-by-hop headers are not copied from the router's answer to the client's. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection']);
+
+/** No router answer is near this; a frame announcing more is a broken peer. */
+const MAX_ANSWER_FRAME_BYTES = 1 << 30;
+
+export interface HopConnectionOptions {
+  /** The router's base URL (SWITCHYARD_ROUTER_URL's item). */
+  url: URL;
+  /** `Bearer <token>` when SWITCHYARD_INTERNAL_TOKEN is set. */
+  authorization: string | undefined;
+  /** The router refused the internal token (a misconfiguration, said once per connection). */
+  onRefused: () => void;
+}
+
+/**
+ * The ingress's end of one hop connection to a router: requests go out as streams of frames
+ * (frames.ts), answers come back as HEAD, DATA and END frames and are written to each client's
+ * response as they come. Streams sent while the upgrade is still being answered wait in the
+ * writer and leave with it.
+ */
+export class HopConnection {
+  readonly openedAt = Date.now();
+  readonly #streams = new Map<number, HopExchange>();
+  #writer: FrameWriter | undefined;
+  /** Frames given before the upgrade was answered. */
+  #early: Array<[type: number, stream: number, payload: Buffer[] | undefined, length: number]> = [];
+  #socket: Socket | undefined;
+  #onClosed: (() => void) | undefined;
+  /** Settles once the connection is gone (or never came). */
+  readonly closed = new Promise<void>((resolve) => (this.#onClosed = resolve));
+  #nextStream = 1;
+  #closed = false;
+  /** No new streams: the router said GOAWAY, or the forwarder retired this connection. */
+  #retired = false;
+
+  constructor(options: HopConnectionOptions) {
+    const base = options.url;
+    const upgrade = httpRequest({
+      host: base.hostname,
+      port: base.port,
+      path: base.pathname.replace(/\/$/, '') + HOP_PATH,
+      method: 'GET',
+      agent: false,
+      headers: {
+        connection: 'upgrade',
+        upgrade: HOP_PROTOCOL,
+        ...(options.authorization === undefined ? {} : { authorization: options.authorization }),
+      },
+    });
+    upgrade.on('upgrade', (response: IncomingMessage, socket: Socket, head: Buffer) => this.#opened(response, socket, head));
+    upgrade.on('response', (response: IncomingMessage) => {
+      response.resume();
+      if (response.statusCode === 401 && response.headers[INTERNAL_AUTH_REFUSED_HEADER] !== undefined) {
+        options.onRefused();
+        this.#fail(new GatewayError('internal', 'Internal error: the gateway is misconfigured.', { code: 'internal_token_refused' }));
+      } else {
+        // A router that does not speak the hop (an older one, or something else at that address).
+        this.#fail(Object.assign(new Error(`The router at ${base.origin} answered the hop upgrade with ${response.statusCode}.`), { code: 'ECONNREFUSED' }));
+      }
+    });
+    upgrade.on('error', (error: Error) => this.#fail(error));
+    upgrade.end();
+  }
+
+  /** Whether new requests may go here. */
+  get accepting(): boolean {
+    return !this.#closed && !this.#retired;
+  }
+
+  /** No new streams; the connection closes once those it carries have ended. */
+  retire(): void {
+    this.#retired = true;
+    this.#closeIfIdleAndRetired();
+  }
+
+  /**
+   * Sends one request and relays its answer to `response`. Settles when the answer has ended
+   * (or failed); if the connection is lost mid-answer the client response is left open, for
+   * ingress to end it with the format's error event.
+   */
+  exchange(request: RouteRequest, response: ServerResponse): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.#closed) {
+        reject(lostConnection());
+        return;
+      }
+      const stream = this.#nextStream++;
+      const exchange = new HopExchange(this, stream, response, request.signal, resolve, reject);
+      if (exchange.done) return;
+      this.#streams.set(stream, exchange);
+      const { chunks, length } = openPayload(requestMeta(request), request.body);
+      this.#send(OPEN, stream, chunks, length);
+    });
+  }
+
+  cancel(stream: number): void {
+    if (this.#streams.delete(stream)) this.#send(CANCEL, stream, undefined, 0);
+    this.#closeIfIdleAndRetired();
+  }
+
+  ended(stream: number): void {
+    this.#streams.delete(stream);
+    this.#closeIfIdleAndRetired();
+  }
+
+  #send(type: number, stream: number, payload: Buffer[] | undefined, length: number): void {
+    const writer = this.#writer;
+    if (writer === undefined) this.#early.push([type, stream, payload, length]);
+    else writer.send(type, stream, payload, length);
+  }
+
+  #opened(response: IncomingMessage, socket: Socket, head: Buffer): void {
+    response.resume();
+    this.#socket = socket;
+    socket.setNoDelay(true);
+    const writer = new FrameWriter(socket);
+    this.#writer = writer;
+    for (const [type, stream, payload, length] of this.#early) writer.send(type, stream, payload, length);
+    this.#early = [];
+    const reader = new FrameReader(this.#onFrame, MAX_ANSWER_FRAME_BYTES);
+    const read = (bytes: Buffer) => {
+      try {
+        reader.push(bytes);
+      } catch (error) {
+        socket.destroy(error as Error);
+      }
+    };
+    socket.on('data', read);
+    socket.on('error', (error: Error) => this.#fail(error));
+    socket.once('close', () => this.#fail(lostConnection()));
+    if (head.length > 0) read(head);
+    this.#closeIfIdleAndRetired();
+  }
+
+  #onFrame = (type: number, stream: number, payload: Buffer): void => {
+    if (type === GOAWAY) {
+      this.#retired = true;
+      return;
+    }
+    // A stream this end cancelled may still have frames on their way: they are dropped.
+    const exchange = this.#streams.get(stream);
+    if (exchange === undefined) return;
+    if (type === HEAD) exchange.head(payload);
+    else if (type === DATA) exchange.data(payload);
+    else if (type === END) exchange.end(payload);
+    else throw new GatewayError('internal', `Hop frame of unknown type ${type} from a router.`);
+  };
+
+  #closeIfIdleAndRetired(): void {
+    if (this.#retired && this.#streams.size === 0) this.#socket?.end();
+  }
+
+  /** The connection is gone (or never came): every stream on it fails with `error`. */
+  #fail(error: Error): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#onClosed?.();
+    this.#early = [];
+    this.#socket?.destroy();
+    const streams = [...this.#streams.values()];
+    this.#streams.clear();
+    for (const exchange of streams) exchange.fail(error);
+  }
+}
+
+/** A connection lost with streams on it; before a stream's answer began, another router may take it (the forwarder retries these). */
+function lostConnection(): Error {
+  return Object.assign(new Error('The hop connection to the router was lost.'), { code: 'ECONNRESET' });
+}
+
+function requestMeta(request: RouteRequest): HopRequestMeta {
+  return {
+    route: request.route,
+    tenantId: request.identity.tenantId,
+    keyId: request.identity.keyId,
+    requestId: request.identity.requestId,
+    headers: request.headers,
+    query: stringValues(request.query),
+    estimatedTokens: request.estimatedTokens,
+    ...(request.admittedAt === undefined ? {} : { admittedAt: request.admittedAt }),
+  };
+}
+
+/** A query parameter given twice reaches ingress as an array: it travels joined by commas, as URLSearchParams would write it. */
+function stringValues(query: Record<string, unknown>): Record<string, string> {
+  for (const name in query) {
+    if (typeof query[name] !== 'string') return Object.fromEntries(Object.entries(query).map(([key, value]) => [key, String(value)]));
+  }
+  return query as Record<string, string>;
+}
+
+/**
+ * Set on the client response while the bytes relayed so far end inside an SSE event (not on a
+ * blank line). A property rather than a WeakMap entry: it is written for every relayed chunk,
+ * and a WeakMap set per chunk was 1–2% of ingress CPU.
+ */
+const MID_EVENT = Symbol('switchyard.relayMidEvent');
+
+type RelayedResponse = ServerResponse & { [MID_EVENT]?: boolean };
+
+/**
+ * After a router broke off mid-answer: closes a half-written SSE event with a blank line, so
+ * the error event ingress writes next is an event of its own, never glued into another.
+ */
+export function closePartialEvent(response: ServerResponse): void {
+  if (response.headersSent && !response.writableEnded && (response as RelayedResponse)[MID_EVENT] === true) response.write('\n\n');
+}
+
+/** One request's stream on a hop connection, relaying its answer to the client's response. */
+class HopExchange {
+  readonly #connection: HopConnection;
+  readonly #stream: number;
+  #response: RelayedResponse | null;
+  #signal: AbortSignal | null;
+  #resolve: (() => void) | null;
+  #reject: ((error: Error) => void) | null;
+  /** Bytes (and with them the head) have gone to the client. */
+  #relayed = false;
+
+  constructor(connection: HopConnection, stream: number, response: ServerResponse, signal: AbortSignal, resolve: () => void, reject: (error: Error) => void) {
+    this.#connection = connection;
+    this.#stream = stream;
+    this.#response = response;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#signal = null;
+    if (signal.aborted) {
+      this.fail(abortReason(signal));
+    } else {
+      this.#signal = signal;
+      signal.addEventListener('abort', this.#onAbort);
+    }
+  }
+
+  get done(): boolean {
+    return this.#response === null;
+  }
+
+  head(payload: Buffer): void {
+    const response = this.#response as RelayedResponse;
+    const [status, headers] = JSON.parse(payload.toString()) as [number, Record<string, string | number | string[]>];
+    for (const name in headers) {
+      if (!HOP_BY_HOP.has(name)) response.setHeader(name, headers[name] as string | number | string[]);
+    }
+    response.writeHead(status);
+    // An answer of known length goes out with its body in one write. So does a stream's head
+    // when its first bytes came with it; otherwise it leaves a turn later, so the client sees it
+    // before the first event as the router sent it.
+    if (headers['content-length'] === undefined) setImmediate(flushHeadUnlessRelayed, this);
+  }
+
+  data(payload: Buffer): void {
+    const response = this.#response as RelayedResponse;
+    this.#relayed = true;
+    // Whether the bytes so far end between two SSE events (a blank line).
+    response[MID_EVENT] = payload.length < 2 || payload[payload.length - 1] !== 0x0a || payload[payload.length - 2] !== 0x0a;
+    // A client already behind keeps what it is sent queued: a copy, so the queue holds these
+    // bytes and not the whole connection read they are a view of. The hop is shared, so one
+    // slow client is not allowed to hold it back; its bytes wait in its own response instead
+    // (the router queued them for it in the same way before the hop was shared).
+    response.write(response.writableNeedDrain ? Buffer.from(payload) : payload);
+  }
+
+  end(payload: Buffer): void {
+    const response = this.#response as RelayedResponse;
+    if (payload.length > 0) this.data(payload);
+    response.end();
+    const resolve = this.#resolve;
+    this.#release();
+    this.#connection.ended(this.#stream);
+    resolve?.();
+  }
+
+  fail(error: Error): void {
+    const reject = this.#reject;
+    this.#release();
+    reject?.(error);
+  }
+
+  /** The head, flushed on its own when no bytes went out with it in the turn it was written. */
+  flushHead(): void {
+    const response = this.#response;
+    if (response !== null && !this.#relayed && !response.writableEnded) response.flushHeaders();
+  }
+
+  #onAbort = (): void => {
+    const reason = abortReason(this.#signal as AbortSignal);
+    this.#connection.cancel(this.#stream);
+    this.fail(reason);
+  };
+
+  #release(): void {
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#signal = null;
+    this.#response = null;
+    this.#resolve = null;
+    this.#reject = null;
+  }
+}
+
+function flushHeadUnlessRelayed(exchange: HopExchange): void {
+  exchange.flushHead();
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('The request was aborted.');
+}
