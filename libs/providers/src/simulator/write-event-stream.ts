@@ -56,11 +56,12 @@ export async function writeEventStream(
       return;
     }
     if (index === knobs.disconnect_after_chunks) {
-      // No terminator, no error event: the connection just dies mid-stream. end() first so the
-      // events already written (still corked by node:http) reach the client before the close.
+      // No terminator, no error event: the connection just dies mid-stream. The events already
+      // written are still corked by node:http until the end of this tick, and Node 24.22 drops
+      // what a corked socket holds when it is ended: end it a turn later, once they have left.
       disconnectedOnPurpose.add(response);
       const socket = response.socket;
-      socket?.end(() => socket.destroy());
+      setImmediate(() => socket?.end(() => socket.destroy()));
       return;
     }
     const wait = index === 0 ? knobs.ttft_ms : delay;
