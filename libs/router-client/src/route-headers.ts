@@ -1,10 +1,11 @@
 import type { FormatId } from '@switchyard/canonical';
 import type { Operation, Route } from '@switchyard/formats';
+import type { Identity } from './route-request.ts';
 
 /**
- * Internal headers carrying the route and identity to the router's HTTP route (ROUTER_PATH). Ingresses
- * use the multiplexed hop (hop/) since it came; routers still serve this route, so that ingresses
- * of the release before it keep working while a rollout replaces routers first.
+ * Internal headers carrying the route and identity on the router's HTTP route (ROUTER_PATH): one
+ * request per HTTP call, as ingresses sent them before the multiplexed hop (hop/). Routers still
+ * serve it and ingresses still fall back to it, so that a rollout can run old and new side by side.
  */
 export const ROUTE_HEADER = 'x-switchyard-route';
 export const TENANT_HEADER = 'x-switchyard-tenant';
@@ -33,6 +34,18 @@ export function decodeRoute(value: string | undefined): Route | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `admittedAt` (RouteRequest.admittedAt) travels only when known. */
+export function identityHeaders(identity: Identity, estimatedTokens: number, admittedAt?: number): Record<string, string> {
+  const headers: Record<string, string> = {
+    [TENANT_HEADER]: identity.tenantId,
+    [KEY_ID_HEADER]: identity.keyId,
+    [REQUEST_ID_HEADER]: identity.requestId,
+    [ESTIMATED_TOKENS_HEADER]: String(estimatedTokens),
+  };
+  if (admittedAt !== undefined) headers[ADMITTED_AT_HEADER] = String(admittedAt);
+  return headers;
 }
 
 /** Parses the internal admitted-at header: a whole number of ms, else undefined (missing or malformed). */

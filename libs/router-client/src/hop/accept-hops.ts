@@ -87,9 +87,9 @@ class ServedHop implements AnswerStream {
       this.#waitingForDrain = undefined;
       if (waiting !== undefined) for (const answer of waiting) answer.emit('drain');
     });
-    // An ingress ends its side only with no stream open on it (it retired the connection). The
-    // HTTP server's sockets stay half-open after the peer's end: ours is ended here, or the
-    // ingress would wait for a close that never comes.
+    // An ingress ends its side only with no stream open on it (it retired the connection, or
+    // read our GOAWAY). The HTTP server's sockets stay half-open after the peer's end: ours is
+    // ended here, or the ingress would wait for a close that never comes.
     socket.once('end', () => this.#close());
     // 'close' follows an error; what was being served is cut off there.
     socket.on('error', () => {});
@@ -126,14 +126,17 @@ class ServedHop implements AnswerStream {
     const answer = this.#answers.get(stream);
     this.#answers.delete(stream);
     if (answer !== undefined) this.#waitingForDrain?.delete(answer);
-    if (this.#draining && this.#answers.size === 0) this.#close();
   }
 
+  /**
+   * The ingress ends the connection once it has read this and has no stream left on it; until
+   * then requests it sent before it read this are still served. Closing from this end instead
+   * would race them: one already on its way would find the connection gone.
+   */
   drain(): void {
     if (this.#draining) return;
     this.#draining = true;
     this.#writer.send(GOAWAY, 0);
-    if (this.#answers.size === 0) this.#close();
   }
 
   #close(): void {

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { internalAuthorization, type InternalTokens } from '@switchyard/catalog-client';
-import type { RouteHandler } from '../route-request.ts';
+import type { RouteHandler, RouteRequest } from '../route-request.ts';
 import { HopConnection } from './hop-connection.ts';
+import { LegacyHttpRelay } from './legacy-http-relay.ts';
 
 export interface HopForwarder {
   handle: RouteHandler<ServerResponse>;
@@ -13,6 +14,9 @@ const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDO
 
 /** How long a router that refused a connection is skipped. */
 const DOWN_FOR_MS = 2000;
+
+/** How long a router URL that answered the upgrade as a router of the release before the hop is sent route calls instead. */
+const LEGACY_FOR_MS = 30_000;
 
 export interface HopForwarderOptions {
   urls: string[];
@@ -37,11 +41,16 @@ export interface HopForwarderOptions {
 }
 
 interface RouterHops {
+  /** As configured: what onRefused names. */
+  name: string;
   url: URL;
   connections: Array<HopConnection | undefined>;
   turn: number;
   /** Until when (ms since epoch) the router is tried only after the others. */
   downUntil: number;
+  /** Until when (ms since epoch) requests go to this URL as route calls (LegacyHttpRelay). */
+  legacyUntil: number;
+  legacy: LegacyHttpRelay | undefined;
 }
 
 /**
@@ -54,7 +63,7 @@ export function createHopForwarder(options: HopForwarderOptions): HopForwarder {
   const perRouter = Math.max(1, options.connections ?? 4);
   const maxAge = options.maxConnectionAgeMs ?? 60_000;
   const authorization = options.tokens === undefined ? undefined : internalAuthorization(options.tokens[0]);
-  const routers: RouterHops[] = options.urls.map((url) => ({ url: new URL(url), connections: new Array(perRouter), turn: 0, downUntil: 0 }));
+  const routers: RouterHops[] = options.urls.map((url) => ({ name: url, url: new URL(url), connections: new Array(perRouter), turn: 0, downUntil: 0, legacyUntil: 0, legacy: undefined }));
   let next = 0;
 
   const connectionTo = (router: RouterHops, now: number): HopConnection => {
@@ -62,10 +71,32 @@ export function createHopForwarder(options: HopForwarderOptions): HopForwarder {
     const current = router.connections[slot];
     if (current !== undefined && current.accepting && now - current.openedAt < maxAge) return current;
     current?.retire();
-    const url = router.url.href;
-    const connection = new HopConnection({ url: router.url, authorization, onRefused: () => options.onRefused?.(url) });
+    const connection = new HopConnection({
+      url: router.url,
+      authorization,
+      onRefused: () => options.onRefused?.(router.name),
+      onUnsupported: () => (router.legacyUntil = Date.now() + LEGACY_FOR_MS),
+    });
     router.connections[slot] = connection;
     return connection;
+  };
+
+  const relayAsRouteCall = (router: RouterHops, request: RouteRequest, response: ServerResponse): Promise<void> =>
+    (router.legacy ??= new LegacyHttpRelay(router.name, authorization, () => options.onRefused?.(router.name))).relay(request, response);
+
+  /**
+   * One attempt at one router: over a hop connection, or as a route call to a router of the
+   * release before the hop (old and new run side by side during a rollout). A request sent on a
+   * connection that such a router refused goes the old way at once.
+   */
+  const exchange = async (router: RouterHops, request: RouteRequest, response: ServerResponse, now: number): Promise<void> => {
+    if (router.legacyUntil > now) return relayAsRouteCall(router, request, response);
+    try {
+      await connectionTo(router, now).exchange(request, response);
+    } catch (error) {
+      if (router.legacyUntil > Date.now() && !response.headersSent && !request.signal.aborted) return relayAsRouteCall(router, request, response);
+      throw error;
+    }
   };
 
   const handle: RouteHandler<ServerResponse> = async (request, response) => {
@@ -81,7 +112,7 @@ export function createHopForwarder(options: HopForwarderOptions): HopForwarder {
         const router = routers[(start + index) % count] as RouterHops;
         if (pass === 0 ? router.downUntil > now : router.downUntil <= now || failed?.includes(router) === true) continue;
         try {
-          await connectionTo(router, now).exchange(request, response);
+          await exchange(router, request, response, now);
           return;
         } catch (error) {
           // Once the router has answered, its bytes are the client's: never try another router.
@@ -103,6 +134,7 @@ export function createHopForwarder(options: HopForwarderOptions): HopForwarder {
     async close() {
       const closing: Array<Promise<void>> = [];
       for (const router of routers) {
+        if (router.legacy !== undefined) closing.push(router.legacy.close());
         for (const connection of router.connections) {
           if (connection === undefined) continue;
           connection.retire();

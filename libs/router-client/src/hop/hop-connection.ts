@@ -2,12 +2,10 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import type { Socket } from 'node:net';
 import { GatewayError } from '@switchyard/canonical';
 import { INTERNAL_AUTH_REFUSED_HEADER } from '@switchyard/catalog-client';
+import { markRelayed, relayHead } from '../relay-to-client.ts';
 import type { RouteRequest } from '../route-request.ts';
 import { FrameWriter } from './frame-writer.ts';
 import { CANCEL, DATA, END, FrameReader, GOAWAY, HEAD, HOP_PATH, HOP_PROTOCOL, OPEN, openPayload, type HopRequestMeta } from './frames.ts';
-
-/** Hop-by-hop headers are not copied from the router's answer to the client's. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection']);
 
 /** No router answer is near this; a frame announcing more is a broken peer. */
 const MAX_ANSWER_FRAME_BYTES = 1 << 30;
@@ -19,6 +17,8 @@ export interface HopConnectionOptions {
   authorization: string | undefined;
   /** The router refused the internal token (a misconfiguration, said once per connection). */
   onRefused: () => void;
+  /** The router does not speak the hop (it answered the upgrade with 404); the streams sent here fail. */
+  onUnsupported: () => void;
 }
 
 /**
@@ -63,7 +63,8 @@ export class HopConnection {
         options.onRefused();
         this.#fail(new GatewayError('internal', 'Internal error: the gateway is misconfigured.', { code: 'internal_token_refused' }));
       } else {
-        // A router that does not speak the hop (an older one, or something else at that address).
+        // 404: a router of the release before the hop, which serves route calls only.
+        if (response.statusCode === 404) options.onUnsupported();
         this.#fail(Object.assign(new Error(`The router at ${base.origin} answered the hop upgrade with ${response.statusCode}.`), { code: 'ECONNREFUSED' }));
       }
     });
@@ -143,7 +144,7 @@ export class HopConnection {
 
   #onFrame = (type: number, stream: number, payload: Buffer): void => {
     if (type === GOAWAY) {
-      this.#retired = true;
+      this.retire();
       return;
     }
     // A stream this end cancelled may still have frames on their way: they are dropped.
@@ -198,28 +199,11 @@ function stringValues(query: Record<string, unknown>): Record<string, string> {
   return query as Record<string, string>;
 }
 
-/**
- * Set on the client response while the bytes relayed so far end inside an SSE event (not on a
- * blank line). A property rather than a WeakMap entry: it is written for every relayed chunk,
- * and a WeakMap set per chunk was 1–2% of ingress CPU.
- */
-const MID_EVENT = Symbol('switchyard.relayMidEvent');
-
-type RelayedResponse = ServerResponse & { [MID_EVENT]?: boolean };
-
-/**
- * After a router broke off mid-answer: closes a half-written SSE event with a blank line, so
- * the error event ingress writes next is an event of its own, never glued into another.
- */
-export function closePartialEvent(response: ServerResponse): void {
-  if (response.headersSent && !response.writableEnded && (response as RelayedResponse)[MID_EVENT] === true) response.write('\n\n');
-}
-
 /** One request's stream on a hop connection, relaying its answer to the client's response. */
 class HopExchange {
   readonly #connection: HopConnection;
   readonly #stream: number;
-  #response: RelayedResponse | null;
+  #response: ServerResponse | null;
   #signal: AbortSignal | null;
   #resolve: (() => void) | null;
   #reject: ((error: Error) => void) | null;
@@ -246,23 +230,15 @@ class HopExchange {
   }
 
   head(payload: Buffer): void {
-    const response = this.#response as RelayedResponse;
+    const response = this.#response as ServerResponse;
     const [status, headers] = JSON.parse(payload.toString()) as [number, Record<string, string | number | string[]>];
-    for (const name in headers) {
-      if (!HOP_BY_HOP.has(name)) response.setHeader(name, headers[name] as string | number | string[]);
-    }
-    response.writeHead(status);
-    // An answer of known length goes out with its body in one write. So does a stream's head
-    // when its first bytes came with it; otherwise it leaves a turn later, so the client sees it
-    // before the first event as the router sent it.
-    if (headers['content-length'] === undefined) setImmediate(flushHeadUnlessRelayed, this);
+    if (relayHead(response, status, headers)) setImmediate(flushHeadUnlessRelayed, this);
   }
 
   data(payload: Buffer): void {
-    const response = this.#response as RelayedResponse;
+    const response = this.#response as ServerResponse;
     this.#relayed = true;
-    // Whether the bytes so far end between two SSE events (a blank line).
-    response[MID_EVENT] = payload.length < 2 || payload[payload.length - 1] !== 0x0a || payload[payload.length - 2] !== 0x0a;
+    markRelayed(response, payload);
     // A client already behind keeps what it is sent queued: a copy, so the queue holds these
     // bytes and not the whole connection read they are a view of. The hop is shared, so one
     // slow client is not allowed to hold it back; its bytes wait in its own response instead
@@ -271,7 +247,7 @@ class HopExchange {
   }
 
   end(payload: Buffer): void {
-    const response = this.#response as RelayedResponse;
+    const response = this.#response as ServerResponse;
     if (payload.length > 0) this.data(payload);
     response.end();
     const resolve = this.#resolve;
