@@ -31,6 +31,8 @@ export interface HopForwarderOptions {
    * through a Service move as router pods come and go (docs/architecture.md, "The hop").
    */
   maxConnectionAgeMs?: number;
+  /** How long a router may take to answer a new connection's upgrade before it is taken as down (10 s). */
+  connectTimeoutMs?: number;
   /**
    * SWITCHYARD_INTERNAL_TOKEN: the first is sent on every hop connection (the others are only
    * what this process accepts); routers started with tokens refuse hops without one of theirs.
@@ -62,6 +64,7 @@ interface RouterHops {
 export function createHopForwarder(options: HopForwarderOptions): HopForwarder {
   const perRouter = Math.max(1, options.connections ?? 4);
   const maxAge = options.maxConnectionAgeMs ?? 60_000;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const authorization = options.tokens === undefined ? undefined : internalAuthorization(options.tokens[0]);
   const routers: RouterHops[] = options.urls.map((url) => ({ name: url, url: new URL(url), connections: new Array(perRouter), turn: 0, downUntil: 0, legacyUntil: 0, legacy: undefined }));
   let next = 0;
@@ -73,6 +76,7 @@ export function createHopForwarder(options: HopForwarderOptions): HopForwarder {
     current?.retire();
     const connection = new HopConnection({
       url: router.url,
+      connectTimeoutMs,
       authorization,
       onRefused: () => options.onRefused?.(router.name),
       onUnsupported: () => (router.legacyUntil = Date.now() + LEGACY_FOR_MS),

@@ -10,9 +10,14 @@ import { CANCEL, DATA, END, FrameReader, GOAWAY, HEAD, HOP_PATH, HOP_PROTOCOL, O
 /** No router answer is near this; a frame announcing more is a broken peer. */
 const MAX_ANSWER_FRAME_BYTES = 1 << 30;
 
+/** Stream ids are u32; a connection this far along is retired long before they could run out (it is replaced after a minute anyway). */
+const LAST_STREAM_ID = 2 ** 31;
+
 export interface HopConnectionOptions {
   /** The router's base URL (SWITCHYARD_ROUTER_URL's item). */
   url: URL;
+  /** A router that has not answered the upgrade by then is taken as down (as undici's connect timeout took it). */
+  connectTimeoutMs: number;
   /** `Bearer <token>` when SWITCHYARD_INTERNAL_TOKEN is set. */
   authorization: string | undefined;
   /** The router refused the internal token (a misconfiguration, said once per connection). */
@@ -56,7 +61,14 @@ export class HopConnection {
         ...(options.authorization === undefined ? {} : { authorization: options.authorization }),
       },
     });
-    upgrade.on('upgrade', (response: IncomingMessage, socket: Socket, head: Buffer) => this.#opened(response, socket, head));
+    const timeout = setTimeout(() => {
+      upgrade.destroy(Object.assign(new Error(`The router at ${base.origin} did not answer the hop upgrade within ${options.connectTimeoutMs} ms.`), { code: 'ETIMEDOUT' }));
+    }, options.connectTimeoutMs);
+    upgrade.once('close', () => clearTimeout(timeout));
+    upgrade.on('upgrade', (response: IncomingMessage, socket: Socket, head: Buffer) => {
+      clearTimeout(timeout);
+      this.#opened(response, socket, head);
+    });
     upgrade.on('response', (response: IncomingMessage) => {
       response.resume();
       if (response.statusCode === 401 && response.headers[INTERNAL_AUTH_REFUSED_HEADER] !== undefined) {
@@ -74,7 +86,7 @@ export class HopConnection {
 
   /** Whether new requests may go here. */
   get accepting(): boolean {
-    return !this.#closed && !this.#retired;
+    return !this.#closed && !this.#retired && this.#nextStream < LAST_STREAM_ID;
   }
 
   /** No new streams; the connection closes once those it carries have ended. */

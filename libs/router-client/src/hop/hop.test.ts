@@ -222,6 +222,26 @@ describe('the ingress → router hop', () => {
     expect([down.attempts(), alsoDown.attempts()]).toEqual([3, 2]);
   });
 
+  it('should take a router that does not answer the upgrade in time as down, and replace a connection past its age', async () => {
+    const silent = createServer();
+    // Takes the upgrade and never answers it; lets go of the socket once the ingress has.
+    silent.on('upgrade', (_request, socket: Socket) => socket.resume().once('end', () => socket.destroy()));
+    const silentUrl = await listen(silent);
+    const live = await router(async (_request, response) => void response.end('live'));
+    const hop = forwarder({ urls: [silentUrl, live.url], connections: 1, connectTimeoutMs: 200, maxConnectionAgeMs: 300 });
+    const url = await front((response) => hop.handle(routeRequest(), response));
+    const started = performance.now();
+    expect(await (await fetch(url)).text()).toBe('live');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    expect(await (await fetch(url)).text()).toBe('live');
+    expect(live.sockets).toHaveLength(1);
+    // Past its age, the connection takes no new streams: the next request opens another, and the old one closes.
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect(await (await fetch(url)).text()).toBe('live');
+    expect(live.sockets).toHaveLength(2);
+    await expect.poll(() => live.hops.connections).toBe(1);
+  });
+
   it('should send a stream\'s head before its first event, and an answer of known length with its head', async () => {
     let releaseEvent = (): void => {};
     const live = await router(async (request, response) => {
