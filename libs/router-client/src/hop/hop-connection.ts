@@ -219,8 +219,6 @@ class HopExchange {
   #signal: AbortSignal | null;
   #resolve: (() => void) | null;
   #reject: ((error: Error) => void) | null;
-  /** Bytes (and with them the head) have gone to the client. */
-  #relayed = false;
 
   constructor(connection: HopConnection, stream: number, response: ServerResponse, signal: AbortSignal, resolve: () => void, reject: (error: Error) => void) {
     this.#connection = connection;
@@ -244,12 +242,11 @@ class HopExchange {
   head(payload: Buffer): void {
     const response = this.#response as ServerResponse;
     const [status, headers] = JSON.parse(payload.toString()) as [number, Record<string, string | number | string[]>];
-    if (relayHead(response, status, headers)) setImmediate(flushHeadUnlessRelayed, this);
+    relayHead(response, status, headers);
   }
 
   data(payload: Buffer): void {
     const response = this.#response as ServerResponse;
-    this.#relayed = true;
     markRelayed(response, payload);
     // A client already behind keeps what it is sent queued: a copy, so the queue holds these
     // bytes and not the whole connection read they are a view of. The hop is shared, so one
@@ -274,12 +271,6 @@ class HopExchange {
     reject?.(error);
   }
 
-  /** The head, flushed on its own when no bytes went out with it in the turn it was written. */
-  flushHead(): void {
-    const response = this.#response;
-    if (response !== null && !this.#relayed && !response.writableEnded) response.flushHeaders();
-  }
-
   #onAbort = (): void => {
     const reason = abortReason(this.#signal as AbortSignal);
     this.#connection.cancel(this.#stream);
@@ -293,10 +284,6 @@ class HopExchange {
     this.#resolve = null;
     this.#reject = null;
   }
-}
-
-function flushHeadUnlessRelayed(exchange: HopExchange): void {
-  exchange.flushHead();
 }
 
 function abortReason(signal: AbortSignal): Error {

@@ -1,21 +1,13 @@
 import { GatewayError } from '@switchyard/canonical';
 import type { InternalRefusal } from '@switchyard/catalog-client';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, type ServerResponse } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
 import type { RouteHandler, RouteRequest } from '../route-request.ts';
+import { closeAfterTest, front, listen, routeRequest, unusedUrl } from './test-support.ts';
 import { acceptHops, type AcceptHopsOptions, type HopListener } from './accept-hops.ts';
 import { createHopForwarder, type HopForwarderOptions } from './create-hop-forwarder.ts';
-import { closePartialEvent } from '../relay-to-client.ts';
 import { CANCEL, DATA, END, frameHead, FrameReader, GOAWAY, HEAD, HOP_PATH, HOP_PROTOCOL, OPEN, openPayload } from './frames.ts';
-
-const servers: Server[] = [];
-const forwarders: Array<{ close(): Promise<void> }> = [];
-
-function listen(server: Server): Promise<string> {
-  servers.push(server);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-}
 
 interface TestRouter {
   url: string;
@@ -33,12 +25,6 @@ async function router(handler: RouteHandler, options: Partial<AcceptHopsOptions>
   return { url: await listen(server), hops, sockets };
 }
 
-async function unusedUrl(): Promise<string> {
-  const url = await listen(createServer());
-  await new Promise<void>((resolve) => servers.pop()?.close(() => resolve()));
-  return url;
-}
-
 /** Something at the router's address that takes connections and drops them, counting them. */
 async function resettingRouter(): Promise<{ url: string; attempts(): number }> {
   let attempts = 0;
@@ -51,43 +37,8 @@ async function resettingRouter(): Promise<{ url: string; attempts(): number }> {
 }
 
 function forwarder(options: HopForwarderOptions) {
-  const created = createHopForwarder(options);
-  forwarders.push(created);
-  return created;
+  return closeAfterTest(createHopForwarder(options));
 }
-
-function routeRequest(overrides: Partial<RouteRequest> = {}): RouteRequest {
-  return {
-    route: { format: 'chat-completions', operation: 'generate' },
-    identity: { tenantId: 'acme', keyId: 'k', requestId: 'req_1' },
-    body: Buffer.from('{}'),
-    headers: {},
-    query: {},
-    signal: new AbortController().signal,
-    receivedAt: 0,
-    estimatedTokens: 1,
-    ...overrides,
-  };
-}
-
-/** A front server (the ingress) handing every request to `forward`; its failures end the response with `failed`. */
-function front(forward: (response: ServerResponse) => Promise<void>): Promise<string> {
-  return listen(
-    createServer((_request, response) => {
-      forward(response).catch(() => {
-        closePartialEvent(response);
-        if (response.headersSent) response.end('failed\n\n');
-        else response.writeHead(502).end('failed');
-      });
-    }),
-  );
-}
-
-afterEach(async () => {
-  await Promise.all(forwarders.splice(0).map((created) => created.close()));
-  for (const server of servers) server.closeAllConnections();
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
 
 describe('the ingress → router hop', () => {
   it('should carry each request whole to the router, skipping one that refuses connections, and its answer back', async () => {
@@ -188,15 +139,13 @@ describe('the ingress → router hop', () => {
     const refusedBy: string[] = [];
     const failures: unknown[] = [];
     const wrong = forwarder({ urls: [live.url], tokens: ['wrong-token-0123456789'], onRefused: (url) => refusedBy.push(url) });
-    const wrongUrl = await listen(
-      createServer((_request, response) => {
-        wrong.handle(routeRequest(), response).catch((error: unknown) => {
-          failures.push(error);
-          const sent = response.headersSent;
-          response.writeHead(500).end(sent ? 'sent' : 'unsent');
-        });
-      }),
-    );
+    const wrongUrl = await listen((_request, response) => {
+      wrong.handle(routeRequest(), response).catch((error: unknown) => {
+        failures.push(error);
+        const sent = response.headersSent;
+        response.writeHead(500).end(sent ? 'sent' : 'unsent');
+      });
+    });
     expect(await (await fetch(wrongUrl)).text()).toBe('unsent');
     expect(served).toEqual(['req_1']);
     expect(refusedBy).toEqual([live.url]);

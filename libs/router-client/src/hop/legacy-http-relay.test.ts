@@ -1,64 +1,20 @@
 import { GatewayError } from '@switchyard/canonical';
 import { INTERNAL_AUTH_REFUSED_HEADER } from '@switchyard/catalog-client';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { closePartialEvent } from '../relay-to-client.ts';
+import type { RequestListener, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
 import { QUERY_HEADER, ROUTE_HEADER, TENANT_HEADER } from '../route-headers.ts';
-import type { RouteRequest } from '../route-request.ts';
 import { createHopForwarder } from './create-hop-forwarder.ts';
 import { HOP_PATH } from './frames.ts';
-
-const servers: Server[] = [];
-
-function listen(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  const server = createServer(handler);
-  servers.push(server);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-}
-
-async function unusedUrl(): Promise<string> {
-  const url = await listen(() => {});
-  await new Promise<void>((resolve) => servers.pop()?.close(() => resolve()));
-  return url;
-}
+import { front, listen, routeRequest, unusedUrl } from './test-support.ts';
 
 /** A router of the release before the hop: route calls only, and 404 for the hop's upgrade (its unknown route). */
-function oldRouter(handler: Parameters<typeof createServer>[1]): Promise<string> {
+function oldRouter(handler: RequestListener): Promise<string> {
   return listen((request, response) => {
     if (request.method === 'GET' && request.url === HOP_PATH) response.writeHead(404).end();
-    else handler?.(request, response);
+    else handler(request, response);
   });
 }
-
-function routeRequest(overrides: Partial<RouteRequest> = {}): RouteRequest {
-  return {
-    route: { format: 'chat-completions', operation: 'generate' },
-    identity: { tenantId: 'acme', keyId: 'k', requestId: 'req_1' },
-    body: Buffer.from('{}'),
-    headers: {},
-    query: {},
-    signal: new AbortController().signal,
-    receivedAt: 0,
-    estimatedTokens: 1,
-    ...overrides,
-  };
-}
-
-/** A front server handing every request to `forward`; its failures end the response with `failed`. */
-function front(forward: (response: ServerResponse) => Promise<void>): Promise<string> {
-  return listen((_request, response) => {
-    forward(response).catch(() => {
-      closePartialEvent(response);
-      if (response.headersSent) response.end('failed\n\n');
-      else response.writeHead(502).end('failed');
-    });
-  });
-}
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
 
 describe('the hop forwarder, to routers of the release before the hop (route calls)', () => {
   it('should skip a router that refuses connections and pipe the next one back with the route headers', async () => {
@@ -68,24 +24,10 @@ describe('the hop forwarder, to routers of the release before the hop (route cal
       response.writeHead(201, { 'x-from': 'router' }).end('answer');
     });
     const forwarder = createHopForwarder({ urls: [await unusedUrl(), router] });
-    const front = await listen((request, response) => {
-      void forwarder.handle(
-        {
-          route: { format: 'chat-completions', operation: 'generate' },
-          identity: { tenantId: 'acme', keyId: 'k', requestId: 'req_1' },
-          body: Buffer.from('{}'),
-          headers: {},
-          query: {},
-          signal: new AbortController().signal,
-          receivedAt: 0,
-          estimatedTokens: 1,
-        },
-        response,
-      );
-    });
+    const url = await front((response) => forwarder.handle(routeRequest(), response));
     try {
       for (let i = 0; i < 3; i++) {
-        const answer = await fetch(front);
+        const answer = await fetch(url);
         expect(answer.status).toBe(201);
         expect(answer.headers.get('x-from')).toBe('router');
         expect(await answer.text()).toBe('answer');

@@ -99,8 +99,6 @@ class Hop extends AbortableDispatch {
   #response: RefusableResponse | null;
   #resolve: (() => void) | null;
   #reject: ((error: Error) => void) | null;
-  /** Bytes (and with them the head) have gone to the client. */
-  #relayed = false;
 
   constructor(response: ServerResponse, signal: AbortSignal, resolve: () => void, reject: (error: Error) => void) {
     super(signal);
@@ -120,13 +118,12 @@ class Hop extends AbortableDispatch {
       this.#response = null;
       return;
     }
-    if (relayHead(response, statusCode, headers)) setImmediate(flushHeadUnlessRelayed, this);
+    relayHead(response, statusCode, headers);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     const response = this.#response;
     if (response === null) return;
-    this.#relayed = true;
     markRelayed(response, chunk);
     if (!response.write(chunk)) {
       controller.pause();
@@ -147,22 +144,12 @@ class Hop extends AbortableDispatch {
     reject?.(error);
   }
 
-  /** The head, flushed on its own when no bytes went out with it in the turn it was written. */
-  flushHead(): void {
-    const response = this.#response;
-    if (response !== null && !this.#relayed && !response.writableEnded) response.flushHeaders();
-  }
-
   #release(): void {
     this.unlisten();
     this.#response = null;
     this.#resolve = null;
     this.#reject = null;
   }
-}
-
-function flushHeadUnlessRelayed(hop: Hop): void {
-  hop.flushHead();
 }
 
 /** Set on the client response when the router refused the internal token: the refusal is the hop's, not the client's. */
