@@ -1,5 +1,6 @@
 import { CATALOG_SNAPSHOT_PATH } from '@switchyard/catalog-client';
 import { encodeRoute, KEY_ID_HEADER, REQUEST_ID_HEADER, ROUTE_HEADER, ROUTER_PATH, TENANT_HEADER } from '@switchyard/router-client';
+import { request as httpRequest } from 'node:http';
 import { getFreePort } from '@switchyard/testkit';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -21,6 +22,30 @@ function forgedRouteCall(routerUrl: string, authorization?: string): Promise<Res
       ...(authorization === undefined ? {} : { authorization }),
     },
     body: JSON.stringify({ model: 'model-chat', messages: [{ role: 'user', content: 'forged' }] }),
+  });
+}
+
+/** Asks a router for a hop connection as an ingress would; the status it answers (101 when it takes it). */
+function hopUpgrade(routerUrl: string, authorization?: string): Promise<{ status: number; refused: boolean }> {
+  const { hostname, port } = new URL(routerUrl);
+  return new Promise((resolve, reject) => {
+    const upgrade = httpRequest({
+      host: hostname,
+      port,
+      path: '/internal/v1/hop',
+      agent: false,
+      headers: { connection: 'upgrade', upgrade: 'switchyard-hop/1', ...(authorization === undefined ? {} : { authorization }) },
+    });
+    upgrade.on('upgrade', (response, socket) => {
+      socket.destroy();
+      resolve({ status: response.statusCode ?? 0, refused: false });
+    });
+    upgrade.on('response', (response) => {
+      response.resume();
+      resolve({ status: response.statusCode ?? 0, refused: response.headers['x-switchyard-internal-auth'] === 'refused' });
+    });
+    upgrade.on('error', reject);
+    upgrade.end();
   });
 }
 
@@ -50,8 +75,17 @@ describe('internal token (split topology)', () => {
     await topology?.stop();
   });
 
-  it('should serve a client through ingress, router and catalog, all holding the token', async () => {
+  it('should serve a client through ingress, router and catalog, all holding the token, the ingress and router over hop connections', async () => {
     expect(await chatThrough(topology, 'through the internal hops')).toContain('through the internal hops');
+    for (const url of [topology.url, routerUrl]) {
+      const connections = /^switchyard_hop_connections (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1];
+      expect(Number(connections), url).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('should refuse a hop connection without the token', async () => {
+    for (const authorization of [undefined, 'Bearer not-the-token', `Bearer ${TEST_KEY}`]) expect(await hopUpgrade(routerUrl, authorization)).toEqual({ status: 401, refused: true });
+    expect((await hopUpgrade(routerUrl, `Bearer ${INTERNAL_TOKEN}`)).status).toBe(101);
   });
 
   it('should refuse the catalog snapshot without the token, keeping the provider keys in', async () => {

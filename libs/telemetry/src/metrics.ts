@@ -38,6 +38,10 @@ export class Metrics {
   readonly usageEventsDropped: Counter<'reason'>;
   readonly usageQueueDepth: Gauge;
   readonly tenantRequests: FastCounter<'tenant' | 'status_class'>;
+  readonly hopConnections: Gauge;
+  readonly hopRouteCalls: Counter;
+  /** Read at each scrape: the hop connections this process holds (see countHopConnections). */
+  #hopConnections: (() => number) | undefined;
 
   constructor(options: MetricsOptions = {}) {
     this.tenantLabel = new BoundedLabel(options.maxTenants ?? 500);
@@ -142,6 +146,26 @@ export class Metrics {
       help: '1 while the rate-limit store is unreachable and the onStoreFailure policy is in force.',
       registers,
     });
+    const readHopConnections = () => this.#hopConnections?.();
+    this.hopConnections = new Gauge({
+      name: 'switchyard_hop_connections',
+      help: 'Ingress → router hop connections open: to routers on an ingress, from ingresses on a router.',
+      registers,
+      collect() {
+        const count = readHopConnections();
+        if (count !== undefined) this.set(count);
+      },
+    });
+    this.hopRouteCalls = new Counter({
+      name: 'switchyard_hop_route_calls_total',
+      help: 'Requests an ingress sent as one HTTP route call each, to a router of the release before the hop (a rollout under way).',
+      registers,
+    });
+  }
+
+  /** Where the hop connections gauge reads its value at each scrape. */
+  countHopConnections(read: () => number): void {
+    this.#hopConnections = read;
   }
 
   tenant(raw: string): string {

@@ -399,8 +399,10 @@ async function startIngress(options: CliOptions, env: Record<string, string | un
       ...routerConnectionsFrom(env),
       ...(tokens === undefined ? {} : { tokens }),
       onRefused: (router) => logger.error({ router }, 'router refused this ingress: SWITCHYARD_INTERNAL_TOKEN is missing here or differs from the router\'s'),
+      onRouteCall: () => metrics.hopRouteCalls.inc(),
     }),
   );
+  metrics.countHopConnections(() => forwarder.connections);
   const limiter = resources.add(await limiterFor(env, catalog, metrics, logger));
   const forwarded = new ForwardedRequests();
   let draining = false;

@@ -59,6 +59,7 @@ export function buildRouterApp(options: {
     ...(options.internalTokens === undefined ? {} : { tokens: options.internalTokens }),
     ...(options.onInternalRefused === undefined ? {} : { onRefused: options.onInternalRefused }),
   });
+  options.metrics.countHopConnections(() => hops.connections);
   // The listener stops first; each hop then closes once its streams have ended.
   app.addHook('preClose', (done) => {
     hops.drain();

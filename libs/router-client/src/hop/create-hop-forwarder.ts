@@ -6,6 +6,8 @@ import { LegacyHttpRelay } from './legacy-http-relay.ts';
 
 export interface HopForwarder {
   handle: RouteHandler<ServerResponse>;
+  /** Hop connections open or opening now, retired ones that still carry streams included. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,8 @@ export interface HopForwarderOptions {
   tokens?: InternalTokens;
   /** A router refused the token (a misconfiguration: its requests fail, the router is not marked down). */
   onRefused?: (routerUrl: string) => void;
+  /** A request went to a router of the release before the hop as a route call. */
+  onRouteCall?: () => void;
 }
 
 interface RouterHops {
@@ -68,6 +72,7 @@ export function createHopForwarder(options: HopForwarderOptions): HopForwarder {
   const authorization = options.tokens === undefined ? undefined : internalAuthorization(options.tokens[0]);
   const routers: RouterHops[] = options.urls.map((url) => ({ name: url, url: new URL(url), connections: new Array(perRouter), turn: 0, downUntil: 0, legacyUntil: 0, legacy: undefined }));
   let next = 0;
+  const open = new Set<HopConnection>();
 
   const connectionTo = (router: RouterHops, now: number): HopConnection => {
     const slot = router.turn++ % perRouter;
@@ -82,11 +87,15 @@ export function createHopForwarder(options: HopForwarderOptions): HopForwarder {
       onUnsupported: () => (router.legacyUntil = Date.now() + LEGACY_FOR_MS),
     });
     router.connections[slot] = connection;
+    open.add(connection);
+    void connection.closed.then(() => open.delete(connection));
     return connection;
   };
 
-  const relayAsRouteCall = (router: RouterHops, request: RouteRequest, response: ServerResponse): Promise<void> =>
-    (router.legacy ??= new LegacyHttpRelay(router.name, authorization, () => options.onRefused?.(router.name))).relay(request, response);
+  const relayAsRouteCall = (router: RouterHops, request: RouteRequest, response: ServerResponse): Promise<void> => {
+    options.onRouteCall?.();
+    return (router.legacy ??= new LegacyHttpRelay(router.name, authorization, () => options.onRefused?.(router.name))).relay(request, response);
+  };
 
   /**
    * One attempt at one router: over a hop connection, or as a route call to a router of the
@@ -134,6 +143,9 @@ export function createHopForwarder(options: HopForwarderOptions): HopForwarder {
 
   return {
     handle,
+    get connections() {
+      return open.size;
+    },
     /** Once every answer in progress has ended: each connection closes when its last stream ends. */
     async close() {
       const closing: Array<Promise<void>> = [];

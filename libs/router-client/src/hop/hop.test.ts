@@ -120,6 +120,9 @@ describe('the ingress → router hop', () => {
     answers.forEach((text, index) => expect(text).toBe([0, 1, 2, 3, 4].map((event) => `data: ${ids[index]}-${event}\n\n`).join('')));
     expect(new Set(ids).size).toBe(60);
     expect(live.sockets).toHaveLength(2);
+    expect([hop.connections, live.hops.connections]).toEqual([2, 2]);
+    await hop.close();
+    expect([hop.connections, live.hops.connections]).toEqual([0, 0]);
   });
 
   it('should send its first internal token on the upgrade, and fail requests a router refuses it for as the gateway\'s internal error', async () => {

@@ -50,11 +50,12 @@ describe('the hop forwarder, to routers of the release before the hop (route cal
       calls++;
       response.end('old');
     });
-    const forwarder = createHopForwarder({ urls: [router] });
+    let routeCalls = 0;
+    const forwarder = createHopForwarder({ urls: [router], onRouteCall: () => routeCalls++ });
     const url = await front((response) => forwarder.handle(routeRequest(), response));
     try {
       for (let i = 0; i < 5; i++) expect(await (await fetch(url)).text()).toBe('old');
-      expect([upgrades, calls]).toEqual([1, 5]);
+      expect([upgrades, calls, routeCalls]).toEqual([1, 5, 5]);
     } finally {
       await forwarder.close();
     }
