@@ -4,7 +4,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { RouteHandler, RouteRequest } from '../route-request.ts';
-import { closeAfterTest, front, listen, routeRequest, unusedUrl } from './test-support.ts';
+import { closeAfterTest, front, listen, routeRequest, unusedUrl } from '../testing/forwarder-fixtures.ts';
 import { acceptHops, type AcceptHopsOptions, type HopListener } from './accept-hops.ts';
 import { createHopForwarder, type HopForwarderOptions } from './create-hop-forwarder.ts';
 import { CANCEL, DATA, END, frameHead, FrameReader, GOAWAY, HEAD, HOP_PATH, HOP_PROTOCOL, OPEN, openPayload } from './frames.ts';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { QUERY_HEADER, ROUTE_HEADER, TENANT_HEADER } from '../route-headers.ts';
 import { createHopForwarder } from './create-hop-forwarder.ts';
 import { HOP_PATH } from './frames.ts';
-import { front, listen, routeRequest, unusedUrl } from './test-support.ts';
+import { front, listen, routeRequest, unusedUrl } from '../testing/forwarder-fixtures.ts';
 
 /** A router of the release before the hop: route calls only, and 404 for the hop's upgrade (its unknown route). */
 function oldRouter(handler: RequestListener): Promise<string> {
