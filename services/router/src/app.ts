@@ -60,7 +60,7 @@ export function buildRouterApp(options: {
     ...(options.onInternalRefused === undefined ? {} : { onRefused: options.onInternalRefused }),
   });
   options.metrics.countHopConnections(() => hops.connections);
-  // The listener stops first; each hop then closes once its streams have ended.
+  // As the listener stops, every hop is told to open no new streams; each closes once its streams have ended.
   app.addHook('preClose', (done) => {
     hops.drain();
     done();

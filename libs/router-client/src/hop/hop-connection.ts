@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { GatewayError } from '@switchyard/canonical';
 import { INTERNAL_AUTH_REFUSED_HEADER } from '@switchyard/catalog-client';
@@ -29,8 +30,8 @@ export interface HopConnectionOptions {
 /**
  * The ingress's end of one hop connection to a router: requests go out as streams of frames
  * (frames.ts), answers come back as HEAD, DATA and END frames and are written to each client's
- * response as they come. Streams sent while the upgrade is still being answered wait in the
- * writer and leave with it.
+ * response as they come. Streams sent while the upgrade is still being answered wait here and
+ * leave as soon as it is.
  */
 export class HopConnection {
   readonly openedAt = Date.now();
@@ -49,8 +50,10 @@ export class HopConnection {
 
   constructor(options: HopConnectionOptions) {
     const base = options.url;
-    const upgrade = httpRequest({
-      host: base.hostname,
+    // A router behind TLS (an https:// URL) is reached as one, as undici's pool reached it.
+    const upgrade = (base.protocol === 'https:' ? httpsRequest : httpRequest)({
+      // URL keeps an IPv6 literal's brackets; a socket's host has none.
+      host: base.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: base.port,
       path: base.pathname.replace(/\/$/, '') + HOP_PATH,
       method: 'GET',

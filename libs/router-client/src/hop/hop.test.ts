@@ -1,7 +1,7 @@
 import { GatewayError } from '@switchyard/canonical';
 import type { InternalRefusal } from '@switchyard/catalog-client';
 import { createServer, type ServerResponse } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { RouteHandler, RouteRequest } from '../route-request.ts';
 import { closeAfterTest, front, listen, routeRequest, unusedUrl } from '../testing/forwarder-fixtures.ts';
@@ -69,6 +69,20 @@ describe('the ingress → router hop', () => {
     // A parameter given twice travels joined, as URLSearchParams writes it.
     expect(seen[0]).toEqual({ ...expected, query: { after: 'x y', twice: 'a,b' } });
     expect(seen).toHaveLength(3);
+  });
+
+  it('should reach a router at an IPv6 literal', async () => {
+    const v6 = createServer();
+    acceptHops(v6, { handler: async (_request, response) => void response.end('over ::1'), maxRequestBytes: 1 << 20 });
+    await new Promise<void>((resolve) => v6.listen(0, '::1', resolve));
+    const hop = forwarder({ urls: [`http://[::1]:${(v6.address() as AddressInfo).port}`] });
+    const url = await front((response) => hop.handle(routeRequest(), response));
+    try {
+      expect(await (await fetch(url)).text()).toBe('over ::1');
+    } finally {
+      await hop.close();
+      await new Promise((resolve) => v6.close(resolve));
+    }
   });
 
   it('should relay the answer headers without hop-by-hop ones, keep duplicates, and let them replace headers set before', async () => {
