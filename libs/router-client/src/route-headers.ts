@@ -5,7 +5,8 @@ import type { Identity } from './route-request.ts';
 /**
  * Internal headers carrying the route and identity on the router's HTTP route (ROUTER_PATH): one
  * request per HTTP call, as ingresses sent them before the multiplexed hop (hop/). Routers still
- * serve it and ingresses still fall back to it, so that a rollout can run old and new side by side.
+ * serve it and ingresses fall back to it where the hop cannot be had: a rollout that runs old
+ * and new side by side, a service mesh's proxy that refuses the upgrade.
  */
 export const ROUTE_HEADER = 'x-switchyard-route';
 export const TENANT_HEADER = 'x-switchyard-tenant';

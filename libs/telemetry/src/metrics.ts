@@ -158,7 +158,7 @@ export class Metrics {
     });
     this.hopRouteCalls = new Counter({
       name: 'switchyard_hop_route_calls_total',
-      help: 'Requests an ingress sent as one HTTP route call each, to a router of the release before the hop (a rollout under way).',
+      help: 'Requests an ingress sent as one HTTP route call each where the hop could not be had: an older router (a rollout under way), or a proxy that refuses the upgrade (a service mesh).',
       registers,
     });
   }

@@ -17,7 +17,7 @@ const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDO
 /** How long a router that refused a connection is skipped. */
 const DOWN_FOR_MS = 2000;
 
-/** How long a router URL that answered the upgrade as a router of the release before the hop is sent route calls instead. */
+/** How long a router URL whose upgrade was answered but not taken (an older router, a proxy that refuses it) is sent route calls instead. */
 const LEGACY_FOR_MS = 30_000;
 
 export interface HopForwarderOptions {
@@ -98,9 +98,10 @@ export function createHopForwarder(options: HopForwarderOptions): HopForwarder {
   };
 
   /**
-   * One attempt at one router: over a hop connection, or as a route call to a router of the
-   * release before the hop (old and new run side by side during a rollout). A request sent on a
-   * connection that such a router refused goes the old way at once.
+   * One attempt at one router: over a hop connection, or as a route call where the hop cannot
+   * be had: a router of the release before it (old and new run side by side during a rollout), or
+   * a proxy on the way that refuses the upgrade (a service mesh's sidecar). A request sent on a
+   * connection refused so goes the old way at once.
    */
   const exchange = async (router: RouterHops, request: RouteRequest, response: ServerResponse, now: number): Promise<void> => {
     if (router.legacyUntil > now) return relayAsRouteCall(router, request, response);

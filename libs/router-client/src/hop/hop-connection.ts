@@ -23,7 +23,7 @@ export interface HopConnectionOptions {
   authorization: string | undefined;
   /** The router refused the internal token (a misconfiguration, said once per connection). */
   onRefused: () => void;
-  /** The router does not speak the hop (it answered the upgrade with 404); the streams sent here fail. */
+  /** The upgrade was answered, but not taken (an older router, a proxy that refuses it); the streams sent here fail. */
   onUnsupported: () => void;
 }
 
@@ -78,8 +78,9 @@ export class HopConnection {
         options.onRefused();
         this.#fail(new GatewayError('internal', 'Internal error: the gateway is misconfigured.', { code: 'internal_token_refused' }));
       } else {
-        // 404: a router of the release before the hop, which serves route calls only.
-        if (response.statusCode === 404) options.onUnsupported();
+        // No hop to be had here, though something answered: a router of the release before the
+        // hop (404), or a proxy between that passes only upgrades it knows (a mesh sidecar's 403).
+        options.onUnsupported();
         this.#fail(Object.assign(new Error(`The router at ${base.origin} answered the hop upgrade with ${response.statusCode}.`), { code: 'ECONNREFUSED' }));
       }
     });

@@ -61,6 +61,22 @@ describe('the hop forwarder, to routers of the release before the hop (route cal
     }
   });
 
+  it('should send route calls through a proxy that refuses the upgrade, as a mesh sidecar does with a 403', async () => {
+    const router = await listen((request, response) => {
+      if (request.headers.upgrade !== undefined) return void response.writeHead(403).end('upgrade failed');
+      response.end('through the proxy');
+    });
+    let routeCalls = 0;
+    const forwarder = createHopForwarder({ urls: [router], onRouteCall: () => routeCalls++ });
+    const url = await front((response) => forwarder.handle(routeRequest(), response));
+    try {
+      for (let i = 0; i < 3; i++) expect(await (await fetch(url)).text()).toBe('through the proxy');
+      expect(routeCalls).toBe(3);
+    } finally {
+      await forwarder.close();
+    }
+  });
+
   it('should relay the answer headers without hop-by-hop ones, keep duplicates, and let them replace headers set before', async () => {
     const router = await oldRouter((_request, response) => {
       response.setHeader('set-cookie', ['a=1', 'b=2']);

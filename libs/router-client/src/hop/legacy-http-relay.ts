@@ -9,9 +9,10 @@ import type { RouteRequest } from '../route-request.ts';
 
 /**
  * The ingress → router exchange of the release before the hop: one HTTP call per request to the
- * router's ROUTER_PATH, over an undici keep-alive pool. The hop forwarder falls back to it for a
- * router that answers the hop's upgrade with 404 (one of that release, met during a rollout), so
- * that old routers and new ingresses run side by side. Made only when such a router is met.
+ * router's ROUTER_PATH, over an undici keep-alive pool. The hop forwarder falls back to it where
+ * an upgrade is answered but not taken: a router of that release (404, met during a rollout, so
+ * that old routers and new ingresses run side by side), or a proxy between that passes only the
+ * upgrades it knows (a service mesh's sidecar, 403). Made only when that happens.
  */
 export class LegacyHttpRelay {
   readonly #pool: Pool;
