@@ -1,6 +1,6 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { closePartialEvent } from '../relay-to-client.ts';
 import type { RouteRequest } from '../route-request.ts';
 
@@ -57,4 +57,26 @@ export function front(forward: (response: ServerResponse) => Promise<void>): Pro
       else response.writeHead(502).end('failed');
     });
   });
+}
+
+/** What ingress's admission sets on the client response before it forwards. */
+export function setAdmissionHeaders(response: ServerResponse): void {
+  response.setHeader('x-ratelimit-limit-requests', '60');
+  response.setHeader('x-ratelimit-remaining-requests', '59');
+}
+
+/**
+ * The client's answer to a router that answered `ok` with the headers both relay tests send:
+ * duplicates kept, hop-by-hop ones dropped, the router's replacing admission's of the same name.
+ */
+export async function expectRelayedHeaders(answer: Response): Promise<void> {
+  expect(answer.status).toBe(200);
+  expect(await answer.text()).toBe('ok');
+  expect(answer.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+  expect(answer.headers.get('content-type')).toBe('text/plain');
+  expect(answer.headers.get('x-ratelimit-limit-requests')).toBe('60');
+  expect(answer.headers.get('x-ratelimit-remaining-requests')).toBe('from-router');
+  expect(answer.headers.get('upgrade')).toBeNull();
+  // The front's own connection headers, not the router's.
+  expect(answer.headers.get('keep-alive')).not.toBe('timeout=99');
 }
