@@ -42,7 +42,7 @@ export class FrameWriter {
 
   flush(): void {
     this.#scheduled = false;
-    if (this.#queuedBytes === 0 || this.#socket.destroyed) return;
+    if (this.#queuedBytes === 0 || this.#socket.destroyed || this.#socket.writableEnded) return;
     const queued = this.#queued;
     this.#socket.write(queued.length === 1 ? (queued[0] as Buffer) : Buffer.concat(queued, this.#queuedBytes));
     this.#queued = [];

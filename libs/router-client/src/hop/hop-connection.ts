@@ -173,7 +173,10 @@ export class HopConnection {
   };
 
   #closeIfIdleAndRetired(): void {
-    if (this.#retired && this.#streams.size === 0) this.#socket?.end();
+    if (!this.#retired || this.#streams.size > 0 || this.#socket === undefined) return;
+    // What is still queued (the CANCEL of the stream that just ended, say) leaves before the end.
+    this.#writer?.flush();
+    this.#socket.end();
   }
 
   /** The connection is gone (or never came): every stream on it fails with `error`. */
