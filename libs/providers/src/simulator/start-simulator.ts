@@ -1,10 +1,14 @@
-import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { handleRequest } from './handle-request.ts';
 import { DEFAULT_KNOBS } from './simulator-knobs.ts';
 import type { SimulatorKnobs } from './simulator-knobs.ts';
 import { createSimulatorState } from './simulator-state.ts';
 import type { SimulatorStats } from './simulator-state.ts';
+
+// Required, not imported, as in the router client's hop-connection.ts: an ESM import of
+// node:http loads Node's bundled undici (docs/performance.md, "Memory at rest").
+const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 export interface SimulatorOptions {
   /** 0 (the default) picks a free port. */

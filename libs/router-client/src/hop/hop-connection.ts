@@ -1,5 +1,6 @@
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { GatewayError } from '@switchyard/canonical';
 import { INTERNAL_AUTH_REFUSED_HEADER } from '@switchyard/catalog-client';
@@ -7,6 +8,11 @@ import { markRelayed, relayHead } from '../relay-to-client.ts';
 import type { RouteRequest } from '../route-request.ts';
 import { FrameWriter } from './frame-writer.ts';
 import { CANCEL, DATA, END, FrameReader, GOAWAY, HEAD, HOP_PATH, HOP_PROTOCOL, OPEN, openPayload, type HopRequestMeta } from './frames.ts';
+
+// Required, not imported: an ESM import of node:http reads every export of it, its lazy
+// WebSocket ones too, and so loads Node's bundled undici, ~3 MB of heap that nothing here uses
+// (docs/performance.md, "Memory at rest").
+const { request: httpRequest } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 /** No router answer is near this; a frame announcing more is a broken peer. */
 const MAX_ANSWER_FRAME_BYTES = 1 << 30;
