@@ -67,16 +67,23 @@ tenants:
 `;
 }
 
-/** Switchyard runs with the Node flags its image sets, read from the recipe so the two cannot drift. */
-function imageNodeOptions(): string {
+/**
+ * Switchyard runs with the process settings its image sets (`NODE_OPTIONS`, `MALLOC_ARENA_MAX`),
+ * read from the recipe so the two cannot drift.
+ */
+function imageEnv(): Record<string, string> {
   const recipe = readFileSync(join(ROOT, 'deploy/Dockerfile'), 'utf8');
-  const options = /NODE_OPTIONS=(\S+)/.exec(recipe)?.[1];
-  if (options === undefined) throw new Error('deploy/Dockerfile sets no NODE_OPTIONS');
-  return options;
+  const env: Record<string, string> = {};
+  for (const name of ['NODE_OPTIONS', 'MALLOC_ARENA_MAX']) {
+    const value = new RegExp(`\\b${name}=(\\S+)`).exec(recipe)?.[1];
+    if (value === undefined) throw new Error(`deploy/Dockerfile sets no ${name}`);
+    env[name] = value;
+  }
+  return env;
 }
 
 const SIMULATOR_ENV = { LOG_LEVEL: 'info', SWITCHYARD_SHUTDOWN_GRACE_MS: '2000', NODE_ENV: 'production' };
-const SWITCHYARD_ENV = { ...SIMULATOR_ENV, NODE_OPTIONS: imageNodeOptions() };
+const SWITCHYARD_ENV = { ...SIMULATOR_ENV, ...imageEnv() };
 
 async function switchyard(
   target: string,

@@ -658,7 +658,7 @@ describe(`${DOCKERFILE} rehearsed without Docker, ${identity.label}`, () => {
     expect(recipe.npmArgs).toEqual(expect.arrayContaining(['ci', '--omit=dev', '--ignore-scripts']));
     expect(recipe.entrypoint).toEqual(['node', 'bin/switchyard.js']);
     expect(recipe.cmd).toEqual(['all']);
-    expect(recipe.runtime.env).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0', NODE_OPTIONS: '--max-semi-space-size=16' });
+    expect(recipe.runtime.env).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0', NODE_OPTIONS: '--max-semi-space-size=16', MALLOC_ARENA_MAX: '2' });
     expect(recipe.runtime.env.PORT).toMatch(/^\d+$/);
     expect(recipe.runtime.env.SWITCHYARD_CONFIG).toMatch(new RegExp(`^${recipe.runtime.workdir}/`));
     expect(recipe.user.uid).not.toBe(0);
