@@ -297,6 +297,25 @@ describe('the rendered chart (helm template without helm)', () => {
     });
   });
 
+  describe('service meshes', () => {
+    const appProtocols = (objects: RenderedObject[]) =>
+      Object.fromEntries(
+        objects
+          .filter((object) => object.kind === 'Service')
+          .map((object) => [object.metadata.name.replace('sy-switchyard-', ''), (object.spec as { ports: Array<{ appProtocol?: string }> }).ports.map((port) => port.appProtocol)]),
+      );
+
+    it('should declare every port http by default, and let the router be opaque TCP so a sidecar passes the hop', () => {
+      expect(appProtocols(render(production('microservices')))).toEqual({ ingress: ['http'], router: ['http'], catalog: ['http'], worker: ['http'] });
+      const meshed = render(mergeValues(production('microservices'), { targets: { router: { service: { appProtocol: 'tcp' } } } }));
+      expect(appProtocols(meshed)).toEqual({ ingress: ['http'], router: ['tcp'], catalog: ['http'], worker: ['http'] });
+    });
+
+    it('should refuse an appProtocol that is no protocol name', () => {
+      expect(errorsOf(mergeValues(values, { targets: { router: { service: { appProtocol: 'TCP opaque' } } } }))).not.toEqual([]);
+    });
+  });
+
   describe('internal token', () => {
     const tokenRefs = (objects: RenderedObject[]) =>
       Object.fromEntries(
