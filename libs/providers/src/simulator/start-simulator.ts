@@ -1,3 +1,4 @@
+import type * as NodeHttp from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { handleRequest } from './handle-request.ts';
@@ -8,7 +9,7 @@ import type { SimulatorStats } from './simulator-state.ts';
 
 // Required, not imported, as in the router client's hop-connection.ts: an ESM import of
 // node:http loads Node's bundled undici (docs/performance.md, "Memory at rest").
-const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+const { createServer } = createRequire(import.meta.url)('node:http') as typeof NodeHttp;
 
 export interface SimulatorOptions {
   /** 0 (the default) picks a free port. */

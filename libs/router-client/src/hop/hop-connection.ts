@@ -1,3 +1,4 @@
+import type * as NodeHttp from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
@@ -12,7 +13,7 @@ import { CANCEL, DATA, END, FrameReader, GOAWAY, HEAD, HOP_PATH, HOP_PROTOCOL, O
 // Required, not imported: an ESM import of node:http reads every export of it, its lazy
 // WebSocket ones too, and so loads Node's bundled undici, ~3 MB of heap that nothing here uses
 // (docs/performance.md, "Memory at rest").
-const { request: httpRequest } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+const { request: httpRequest } = createRequire(import.meta.url)('node:http') as typeof NodeHttp;
 
 /** No router answer is near this; a frame announcing more is a broken peer. */
 const MAX_ANSWER_FRAME_BYTES = 1 << 30;
