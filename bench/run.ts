@@ -25,7 +25,7 @@ import { evaluateGoals, findCell, renderMarkdown } from './lib/report.ts';
 import { SCENARIOS, slowStreamCall, type CallContext, type HttpCall } from './lib/scenarios.ts';
 import { BENCH_KEY, DEFAULT_TARGET_IDS, startSimulator, startTarget, TARGET_IDS, type RunningTarget, type TargetId } from './lib/targets.ts';
 import type { BenchReport, Cell, Soak, StreamHold } from './lib/types.ts';
-import { log, median, sleep } from './lib/util.ts';
+import { log, median, medianRssMb, sleep } from './lib/util.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -273,9 +273,8 @@ async function soak(target: RunningTarget, context: CallContext, report: BenchRe
     clearInterval(timer);
     setLoadTool(previousTool);
   }
-  const window = (from: number, to: number) => median(samples.filter((s) => s.t >= from && s.t < to).map((s) => s.rssMb));
-  const first = window(60, 120);
-  const last = window(seconds - 60, seconds + 1);
+  const first = medianRssMb(samples, 60, 120);
+  const last = medianRssMb(samples, seconds - 60, seconds + 1);
   return {
     target: target.id,
     seconds,

@@ -1,6 +1,7 @@
 import { TARGET_TITLES, type TargetId } from './targets.ts';
 import type { BenchReport, Cell } from './types.ts';
 import { SCENARIOS } from './scenarios.ts';
+import { medianRssMb } from './util.ts';
 
 const f = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && b > 0 ? a / b : Number.NaN);
@@ -74,7 +75,8 @@ export function evaluateGoals(report: BenchReport): Goal[] {
 }
 
 function pct(value: number): string {
-  return Number.isFinite(value) ? `${(value * 100).toFixed(0)}%` : '–';
+  // `+ 0` turns the -0 of a rounded small fall into 0.
+  return Number.isFinite(value) ? `${Math.round(value * 100) + 0}%` : '–';
 }
 function ms(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(3)} ms` : '–';
@@ -192,7 +194,7 @@ export function renderMarkdown(report: BenchReport): string {
     lines.push(
       '## Soak',
       '',
-      `${TARGET_TITLES[soak.target]}, ${soak.seconds} s at ${Object.entries(soak.rates).map(([name, rate]) => `${name} ${f(rate, 0)} req/s`).join(' + ')} (half of the measured peak, split between the two): ${soak.requests} requests, ${soak.errors} errors; RSS ${f(soak.rssFirstMb, 1)} MB (minute 2) → ${f(soak.rssLastMb, 1)} MB (last minute): growth ${pct(soak.growth)}.`,
+      `${TARGET_TITLES[soak.target]}, ${soak.seconds} s at ${Object.entries(soak.rates).map(([name, rate]) => `${name} ${f(rate, 0)} req/s`).join(' + ')} (half of the measured peak, split between the two): ${soak.requests} requests, ${soak.errors} errors; RSS ${f(soak.rssFirstMb, 1)} MB (minute 2) → ${f(soak.rssLastMb, 1)} MB (last minute): growth ${pct(soak.growth)}. Over the second half (its middle minute → the last), which a leak keeps raising and a one-time step in the first minutes does not: ${pct(soak.rssLastMb / medianRssMb(soak.samples, soak.seconds / 2 - 60, soak.seconds / 2) - 1)}.`,
       '',
     );
   }

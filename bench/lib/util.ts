@@ -23,6 +23,11 @@ export function median(values: number[]): number {
   return finite.length % 2 === 1 ? (finite[middle] as number) : ((finite[middle - 1] as number) + (finite[middle] as number)) / 2;
 }
 
+/** The median RSS of the soak samples taken from `from` to `to` seconds (end excluded). */
+export function medianRssMb(samples: { t: number; rssMb: number }[], from: number, to: number): number {
+  return median(samples.filter((sample) => sample.t >= from && sample.t < to).map((sample) => sample.rssMb));
+}
+
 /** Nearest-rank percentile of unsorted values (0 < p ≤ 100). */
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
