@@ -16,6 +16,20 @@ function oldRouter(handler: RequestListener): Promise<string> {
   });
 }
 
+/** Sends `count` requests one after another through a forwarder to `router`: the answers' texts and the route calls counted. */
+async function forwardInTurn(router: string, count: number): Promise<{ texts: string[]; routeCalls: number }> {
+  let routeCalls = 0;
+  const forwarder = createHopForwarder({ urls: [router], onRouteCall: () => routeCalls++ });
+  const url = await front((response) => forwarder.handle(routeRequest(), response));
+  try {
+    const texts: string[] = [];
+    for (let i = 0; i < count; i++) texts.push(await (await fetch(url)).text());
+    return { texts, routeCalls };
+  } finally {
+    await forwarder.close();
+  }
+}
+
 describe('the hop forwarder, to routers of the release before the hop (route calls)', () => {
   it('should skip a router that refuses connections and pipe the next one back with the route headers', async () => {
     const seen: Array<string | string[] | undefined> = [];
@@ -50,15 +64,9 @@ describe('the hop forwarder, to routers of the release before the hop (route cal
       calls++;
       response.end('old');
     });
-    let routeCalls = 0;
-    const forwarder = createHopForwarder({ urls: [router], onRouteCall: () => routeCalls++ });
-    const url = await front((response) => forwarder.handle(routeRequest(), response));
-    try {
-      for (let i = 0; i < 5; i++) expect(await (await fetch(url)).text()).toBe('old');
-      expect([upgrades, calls, routeCalls]).toEqual([1, 5, 5]);
-    } finally {
-      await forwarder.close();
-    }
+    const { texts, routeCalls } = await forwardInTurn(router, 5);
+    expect(texts).toEqual(Array(5).fill('old'));
+    expect([upgrades, calls, routeCalls]).toEqual([1, 5, 5]);
   });
 
   it('should send route calls through a proxy that refuses the upgrade, as a mesh sidecar does with a 403', async () => {
@@ -66,15 +74,9 @@ describe('the hop forwarder, to routers of the release before the hop (route cal
       if (request.headers.upgrade !== undefined) return void response.writeHead(403).end('upgrade failed');
       response.end('through the proxy');
     });
-    let routeCalls = 0;
-    const forwarder = createHopForwarder({ urls: [router], onRouteCall: () => routeCalls++ });
-    const url = await front((response) => forwarder.handle(routeRequest(), response));
-    try {
-      for (let i = 0; i < 3; i++) expect(await (await fetch(url)).text()).toBe('through the proxy');
-      expect(routeCalls).toBe(3);
-    } finally {
-      await forwarder.close();
-    }
+    const { texts, routeCalls } = await forwardInTurn(router, 3);
+    expect(texts).toEqual(Array(3).fill('through the proxy'));
+    expect(routeCalls).toBe(3);
   });
 
   it('should relay the answer headers without hop-by-hop ones, keep duplicates, and let them replace headers set before', async () => {
