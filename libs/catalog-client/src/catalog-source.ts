@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { Pool } from '@switchyard/http-client';
 import { CatalogIndex } from './catalog-index.ts';
 import { INTERNAL_TOKEN_ENV, internalAuthorization } from './internal-token.ts';
 import type { CatalogSnapshot } from './snapshot.ts';
@@ -61,7 +61,9 @@ export interface HttpCatalogOptions {
 export function createHttpCatalog(options: HttpCatalogOptions): CatalogSource {
   const pollMs = options.pollMs ?? 1000;
   const longPollMs = options.longPollMs ?? DEFAULT_LONG_POLL_MS;
-  const base = options.url.replace(/\/+$/, '');
+  const base = new URL(options.url);
+  const snapshotPath = `${base.pathname.replace(/\/+$/, '')}${CATALOG_SNAPSHOT_PATH}`;
+  const pool = new Pool(base.origin);
   const headers = options.token === undefined ? undefined : { authorization: internalAuthorization(options.token) };
   let index: CatalogIndex | undefined;
   let stopped = false;
@@ -80,7 +82,9 @@ export function createHttpCatalog(options: HttpCatalogOptions): CatalogSource {
       // Nothing to wait for before the first snapshot: ask for it at once.
       const waitMs = version === undefined ? 0 : longPollMs;
       const query = `version=${version ?? -1}${waitMs > 0 ? `&waitMs=${waitMs}` : ''}`;
-      const response = await request(`${base}${CATALOG_SNAPSHOT_PATH}?${query}`, {
+      const response = await pool.request({
+        method: 'GET',
+        path: `${snapshotPath}?${query}`,
         headersTimeout: waitMs + 5000,
         bodyTimeout: 10_000,
         signal: abort.signal,
@@ -127,6 +131,7 @@ export function createHttpCatalog(options: HttpCatalogOptions): CatalogSource {
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);
       abort.abort();
+      await pool.destroy();
     },
   };
 }

@@ -1,4 +1,5 @@
-import { errors, type Dispatcher } from 'undici';
+import { errors } from '@switchyard/http-client';
+import type { Dispatcher } from 'undici';
 
 /**
  * The abort wiring of an undici dispatch handler whose request follows an AbortSignal: an

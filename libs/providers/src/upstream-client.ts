@@ -1,4 +1,4 @@
-import { Agent } from 'undici';
+import { Agent } from '@switchyard/http-client';
 import { dispatchUpstream, type UpstreamResponse } from './upstream-response.ts';
 
 export type { UpstreamBody, UpstreamResponse } from './upstream-response.ts';

@@ -1,4 +1,5 @@
-import { errors, type Dispatcher } from 'undici';
+import { errors } from '@switchyard/http-client';
+import type { Dispatcher } from 'undici';
 import { AbortableDispatch } from './abortable-dispatch.ts';
 
 /** What the router reads of an upstream answer's body: whole, or chunk by chunk. */

@@ -41,4 +41,15 @@ describe('what `all` loads', () => {
     const loaded = afterImports(`console.log(JSON.stringify(process.moduleLoadList.filter((name) => name.includes('deps/undici'))));`);
     expect(loaded).toEqual([]);
   }, 30_000);
+
+  // Its index loads fetch, WebSocket, caches and mocks besides (libs/http-client).
+  it("should load undici's dispatchers without its index", () => {
+    const loaded = afterImports(`
+      const { createRequire } = await import('node:module');
+      const require = createRequire(import.meta.url);
+      const loaded = Object.keys(require.cache).filter((path) => path.includes('/node_modules/undici/'));
+      console.log(JSON.stringify({ index: loaded.includes(require.resolve('undici')), pool: loaded.some((path) => path.endsWith('/lib/dispatcher/pool.js')) }));
+    `);
+    expect(loaded).toEqual({ index: false, pool: true });
+  }, 30_000);
 });

@@ -1,0 +1,1 @@
+export { Agent, Pool, errors } from './undici.ts';
