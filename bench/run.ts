@@ -6,7 +6,9 @@
  *   npm run bench -- --soak            10-minute soak of `switchyard all` at half peak (memory growth)
  *
  * Other flags: --runs N, --seconds S (per throughput run), --connections C, --targets a,b,
- * --scenarios x,y, --streams N, --hold S, --no-streams, --no-pin, --tool wrk|autocannon, --out DIR.
+ * --scenarios x,y, --streams N, --hold S, --no-streams, --no-pin, --tool wrk|autocannon, --out DIR,
+ * --heap-mb N (every Node target's old-generation limit, as a pod's memory limit sets it),
+ * --soak-rates CHAT,STREAM and --soak-seconds S (a soak at fixed rates, to compare two trees).
  *
  * The simulator upstream, the load generator and Redis run on core 0; the target under test
  * (and for `direct`, a second simulator) on core 1, when taskset works and there are 2+ cores.
@@ -42,6 +44,9 @@ const { values: flags } = parseArgs({
     'no-pin': { type: 'boolean', default: false },
     tool: { type: 'string' },
     out: { type: 'string' },
+    'heap-mb': { type: 'string' },
+    'soak-rates': { type: 'string' },
+    'soak-seconds': { type: 'string' },
   },
 });
 
@@ -59,8 +64,16 @@ const settings = {
   holdSeconds: Number(flags.hold ?? (smoke ? 1 : 60)),
   streamDelayMs: smoke ? 250 : 1000,
   streamTargets: (smoke ? ['all', 'split'] : ['null', 'all', 'split', 'portkey']) as TargetId[],
-  soakSeconds: 600,
+  soakSeconds: Number(flags['soak-seconds'] ?? 600),
+  /** Chat and chat-stream requests/s of the soak; unset, a quarter of each one's peak, measured first. */
+  ...(flags['soak-rates'] !== undefined && { soakRates: flags['soak-rates'].split(',').map(Number) }),
+  /**
+   * Every Node target's old-generation limit (`--max-old-space-size`); unset, Node sizes it from
+   * the machine's memory. 512 is what Node 24 picks in the chart's 1 GiB pod (docs/performance.md).
+   */
+  ...(flags['heap-mb'] !== undefined && { heapMb: Number(flags['heap-mb']) }),
 };
+const targetNodeArgs = settings.heapMb === undefined ? [] : [`--max-old-space-size=${settings.heapMb}`];
 const targetIds = (flags.targets?.split(',') ?? (soakMode ? ['all'] : [...DEFAULT_TARGET_IDS])) as TargetId[];
 const scenarioIds = flags.scenarios?.split(',') ?? SCENARIOS.map((scenario) => scenario.id);
 for (const id of targetIds) if (!(TARGET_IDS as readonly string[]).includes(id)) throw new Error(`unknown target ${id}`);
@@ -252,10 +265,10 @@ async function soak(target: RunningTarget, context: CallContext, report: BenchRe
     await runLoad({ baseUrl: target.url, call, connections: settings.connections, seconds: settings.warmupSeconds });
     return (await runLoad({ baseUrl: target.url, call, connections: settings.connections, seconds: settings.seconds })).rps;
   };
-  const chatPeak = await peak(chat, 'chat');
-  const streamPeak = await peak(stream, 'chat-stream');
   // Half of the peak capacity, shared between the two: each at a quarter of its own peak.
-  const rates = { chat: chatPeak / 4, 'chat-stream': streamPeak / 4 };
+  const [chatRate = 0, streamRate = 0] = settings.soakRates ?? [(await peak(chat, 'chat')) / 4, (await peak(stream, 'chat-stream')) / 4];
+  if (!(chatRate > 0 && streamRate > 0)) throw new Error('--soak-rates needs two rates above 0, as CHAT,STREAM (req/s)');
+  const rates = { chat: chatRate, 'chat-stream': streamRate };
   const seconds = settings.soakSeconds;
   log(`soak: ${seconds} s at chat ${rates.chat.toFixed(0)} + stream ${rates['chat-stream'].toFixed(0)} req/s`);
   const started = Date.now();
@@ -310,7 +323,7 @@ async function main(): Promise<number> {
     for (const id of targetIds) {
       log(`target ${id}: starting`);
       try {
-        const target = await startTarget(id, simulator.url);
+        const target = await startTarget(id, simulator.url, targetNodeArgs);
         running.push(target);
         await sleep(smoke ? 100 : 1000);
         report.targets.push({ target: id, rssIdleMb: mb(sumRss(target.pids)), rssAfterMb: Number.NaN });
@@ -355,7 +368,7 @@ async function main(): Promise<number> {
         for (const loaded of running.filter((t) => settings.streamTargets.includes(t.id))) {
           // A fresh process of the same target: after the load runs a heap has grown, and it
           // shrinks while streams are held, which would hide what each stream costs.
-          const target = await startTarget(loaded.id, simulator.url);
+          const target = await startTarget(loaded.id, simulator.url, targetNodeArgs);
           const hold = await holdStreams(target, context).finally(() => target.stop());
           if (hold === undefined) continue;
           report.streams.push(hold);
