@@ -194,7 +194,7 @@ export function renderMarkdown(report: BenchReport): string {
     lines.push(
       '## Soak',
       '',
-      `${TARGET_TITLES[soak.target]}, ${soak.seconds} s at ${Object.entries(soak.rates).map(([name, rate]) => `${name} ${f(rate, 0)} req/s`).join(' + ')} (half of the measured peak, split between the two): ${soak.requests} requests, ${soak.errors} errors; RSS ${f(soak.rssFirstMb, 1)} MB (minute 2) → ${f(soak.rssLastMb, 1)} MB (last minute): growth ${pct(soak.growth)}. Over the second half (its middle minute → the last), which a leak keeps raising and a one-time step in the first minutes does not: ${pct(soak.rssLastMb / medianRssMb(soak.samples, soak.seconds / 2 - 60, soak.seconds / 2) - 1)}.`,
+      `${TARGET_TITLES[soak.target]}, ${soak.seconds} s at ${Object.entries(soak.rates).map(([name, rate]) => `${name} ${f(rate, 0)} req/s`).join(' + ')} (${report.settings.soakRates === undefined ? 'half of the measured peak, split between the two' : 'rates set by --soak-rates'}): ${soak.requests} requests, ${soak.errors} errors; RSS ${f(soak.rssFirstMb, 1)} MB (minute 2) → ${f(soak.rssLastMb, 1)} MB (last minute): growth ${pct(soak.growth)}. Over the second half (its middle minute → the last), which a leak keeps raising and a one-time step in the first minutes does not: ${pct(soak.rssLastMb / medianRssMb(soak.samples, soak.seconds / 2 - 60, soak.seconds / 2) - 1)}.`,
       '',
     );
   }
