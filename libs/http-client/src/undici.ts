@@ -3,8 +3,8 @@ import type * as Undici from 'undici';
 
 /*
  * The parts of undici the gateway uses, loaded without undici's index. The index loads all of
- * undici (fetch, WebSocket, the cache and mock agents, proxy agents: 109 files), which cost
- * every process 2.4 MB of heap and 3 MB of RSS for code it never runs (docs/performance.md,
+ * undici (fetch, WebSocket, the cache and mock agents, proxy agents: 109 files): what the
+ * gateway never runs cost `all` 2.4 MB of heap and 3 MB of RSS at rest (docs/performance.md,
  * "undici without its index"). These paths are undici's own files, not its public entry points,
  * so `undici.test.ts` checks that they are the classes the index exports: an upgrade that moves
  * them fails there, not in production.
