@@ -82,8 +82,14 @@ function imageEnv(): Record<string, string> {
   return env;
 }
 
+/**
+ * Set explicitly (it is the gateway's default) so that the runner knows when a target that
+ * went idle has trimmed its heap, and reads its memory after the runs past that point.
+ */
+export const IDLE_TRIM_AFTER_MS = 300_000;
+
 const SIMULATOR_ENV = { LOG_LEVEL: 'info', SWITCHYARD_SHUTDOWN_GRACE_MS: '2000', NODE_ENV: 'production' };
-const SWITCHYARD_ENV = { ...SIMULATOR_ENV, ...imageEnv() };
+const SWITCHYARD_ENV = { ...SIMULATOR_ENV, ...imageEnv(), SWITCHYARD_IDLE_TRIM_AFTER_MS: String(IDLE_TRIM_AFTER_MS) };
 
 async function switchyard(
   target: string,
