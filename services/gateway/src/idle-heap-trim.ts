@@ -5,8 +5,10 @@ import type { Logger } from '@switchyard/telemetry';
 
 /**
  * A window counts as busy above this share of the event loop's time, and as idle below the
- * second. One in between (a trickle of probes and scrapes) is not idle, but does not arm a
- * trim either.
+ * second. One in between (a probe, a scrape, a collection, a moment the machine was busy
+ * elsewhere) neither counts as idle nor arms a trim, nor starts the quiet period again: an idle
+ * process read 0.2–0.8% with a window of 1–1.8% about once a minute, so a quiet period that
+ * every such window restarted rarely reached 5 minutes (docs/performance.md).
  */
 const BUSY_ABOVE = 0.05;
 const IDLE_BELOW = 0.01;
@@ -14,21 +16,22 @@ const IDLE_BELOW = 0.01;
 const MAX_WINDOW_MS = 1000;
 
 /**
- * Decides, one window at a time, when to trim: after `idleWindows` idle windows in a row that
- * follow a busy one, and once only until the process is busy again. Start-up counts as busy,
- * since it leaves its garbage and a young generation grown while loading modules.
+ * Decides, one window at a time, when to trim: after `idleWindows` idle windows since the last
+ * busy one, and once only until the process is busy again. Start-up counts as busy, since it
+ * leaves its garbage and a young generation grown while loading modules.
  */
 export function createIdleTrigger(idleWindows: number): (utilization: number) => boolean {
   let armed = true;
-  let idleInARow = 0;
+  let idleSinceBusy = 0;
   return (utilization) => {
-    if (utilization >= IDLE_BELOW) {
-      idleInARow = 0;
-      if (utilization > BUSY_ABOVE) armed = true;
+    if (utilization > BUSY_ABOVE) {
+      armed = true;
+      idleSinceBusy = 0;
       return false;
     }
-    idleInARow++;
-    if (!armed || idleInARow < idleWindows) return false;
+    if (utilization >= IDLE_BELOW) return false;
+    idleSinceBusy++;
+    if (!armed || idleSinceBusy < idleWindows) return false;
     armed = false;
     return true;
   };
