@@ -75,6 +75,8 @@ const settings = {
 };
 /** The idle trim counts idle seconds once a second, then runs a full collection (≈ 0.1 s). */
 const TRIM_MARGIN_MS = 10_000;
+/** Full runs read memory after the runs once the targets' idle trim has run; smoke runs and soaks do not wait for it. */
+const readAfterTrim = !smoke && !soakMode;
 const targetNodeArgs = settings.heapMb === undefined ? [] : [`--max-old-space-size=${settings.heapMb}`];
 const targetIds = (flags.targets?.split(',') ?? (soakMode ? ['all'] : [...DEFAULT_TARGET_IDS])) as TargetId[];
 const scenarioIds = flags.scenarios?.split(',') ?? SCENARIOS.map((scenario) => scenario.id);
@@ -310,7 +312,7 @@ async function main(): Promise<number> {
     machine: machineInfo(),
     settings: {
       ...settings,
-      ...(!smoke && !soakMode && { rssAfterIdleTrimMs: IDLE_TRIM_AFTER_MS }),
+      ...(readAfterTrim && { rssAfterIdleTrimMs: IDLE_TRIM_AFTER_MS }),
       pinned: isPinning(),
       loadTool: loadTool(),
       targets: targetIds,
@@ -389,12 +391,15 @@ async function main(): Promise<number> {
         }
       }
     }
-    if (!smoke && !soakMode) {
+    if (readAfterTrim) {
       // Read after every Switchyard target's idle trim ("Memory after load" in
       // docs/performance.md), which the slow streams' phase sometimes outlasted and sometimes did not.
       const trimmed = Math.max(0, ...running.filter((t) => t.kind === 'switchyard').map((t) => (lastLoadAt.get(t.id) ?? 0) + IDLE_TRIM_AFTER_MS + TRIM_MARGIN_MS));
-      if (trimmed > Date.now()) log(`waiting ${((trimmed - Date.now()) / 1000).toFixed(0)} s for the targets' idle trim before reading their memory`);
-      await sleep(trimmed - Date.now());
+      const waitMs = trimmed - Date.now();
+      if (waitMs > 0) {
+        log(`waiting ${(waitMs / 1000).toFixed(0)} s for the targets' idle trim before reading their memory`);
+        await sleep(waitMs);
+      }
     }
     await sleep(smoke ? 300 : 3000);
     for (const target of running) {
