@@ -96,6 +96,22 @@ describe('errors in each client format (all topology)', () => {
     expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
   });
 
+  it('should answer 413, not a reset connection, to uploads still being written when the answer goes out', async () => {
+    // 8 MB bodies outlast the loopback socket buffers, so each client is mid-upload when its 413 is sent.
+    const huge = JSON.stringify({ model: 'model-chat', max_tokens: 10, messages: [{ role: 'user', content: 'x'.repeat(8 * 1024 * 1024) }] });
+    const upload = async () => {
+      const response = await fetch(`${topology.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: huge,
+      });
+      await response.body?.cancel();
+      return response.status;
+    };
+    const statuses = await Promise.all(Array.from({ length: 4 }, async () => [await upload(), await upload(), await upload(), await upload(), await upload()]));
+    expect(statuses.flat()).toEqual(Array.from({ length: 20 }, () => 413));
+  });
+
   it.each(Object.entries(MODEL_FOR_PROTOCOL))('should answer 502 in the client format when a %s upstream\'s 200 body is not JSON', async (_upstream, model) => {
     const content = 'x [[sim:malformed]]';
     const toChat = await caught(openai.chat.completions.create({ model, messages: [{ role: 'user', content }] }));

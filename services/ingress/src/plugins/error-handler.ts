@@ -2,24 +2,28 @@ import { GatewayError } from '@switchyard/canonical';
 import { toGatewayError, wireFormats } from '@switchyard/formats';
 import type { Logger } from '@switchyard/telemetry';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DEFAULT_DRAIN_BOUNDS, drainUnreadBody, type DrainBounds } from './drain-unread-body.ts';
 
 /**
  * The one place ingress renders errors, always in the client's own format. fastify's own
- * failures (body too large, bad framing) are mapped to gateway kinds first.
+ * failures (body too large, bad framing) are mapped to gateway kinds first. An answer sent
+ * before the body was read keeps the connection and drains the rest (drain-unread-body.ts).
  */
-export function registerErrorHandler(app: FastifyInstance, logger: Logger): void {
+export function registerErrorHandler(app: FastifyInstance, logger: Logger, drain: DrainBounds = DEFAULT_DRAIN_BOUNDS): void {
+  const answer = (failure: GatewayError, request: FastifyRequest, reply: FastifyReply) => {
+    drainUnreadBody(request.raw, reply, drain);
+    const rendered = wireFormats[request.clientFormat].errors.render(failure, request.id);
+    void reply.code(rendered.status).headers(rendered.headers).header('x-request-id', request.id).send(rendered.body);
+  };
+
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const failure = fromFastifyError(error);
     if (failure.kind === 'internal') logger.error({ err: error, requestId: request.id }, 'ingress error');
-    const format = wireFormats[request.clientFormat];
-    const rendered = format.errors.render(failure, request.id);
-    void reply.code(rendered.status).headers(rendered.headers).header('x-request-id', request.id).send(rendered.body);
+    answer(failure, request, reply);
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const failure = new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0] ?? ''}.`);
-    const rendered = wireFormats[request.clientFormat].errors.render(failure, request.id);
-    void reply.code(rendered.status).headers(rendered.headers).header('x-request-id', request.id).send(rendered.body);
+    answer(new GatewayError('not_found', `No route for ${request.method} ${request.url.split('?')[0] ?? ''}.`), request, reply);
   });
 }
 
