@@ -5,10 +5,11 @@ import type { Logger } from '@switchyard/telemetry';
 
 /**
  * A window counts as busy above this share of the event loop's time, and as idle below the
- * second. One in between (a probe, a scrape, a collection, a moment the machine was busy
- * elsewhere) neither counts as idle nor arms a trim, nor starts the quiet period again: an idle
- * process read 0.2–0.8% with a window of 1–1.8% about once a minute, so a quiet period that
- * every such window restarted rarely reached 5 minutes (docs/performance.md).
+ * second. One in between (a probe, a scrape, V8 finishing a collection on the main thread, a
+ * moment the machine was busy elsewhere) is part of the quiet period but is not the moment to
+ * trim: an idle process read 0.2–0.8% with windows of 1–5% now and then, more of them just
+ * after load (docs/performance.md). Counting only idle windows made the trim's time depend on
+ * how many of those came: 60 s took 100 s after a load.
  */
 const BUSY_ABOVE = 0.05;
 const IDLE_BELOW = 0.01;
@@ -16,22 +17,22 @@ const IDLE_BELOW = 0.01;
 const MAX_WINDOW_MS = 1000;
 
 /**
- * Decides, one window at a time, when to trim: after `idleWindows` idle windows since the last
- * busy one, and once only until the process is busy again. Start-up counts as busy, since it
- * leaves its garbage and a young generation grown while loading modules.
+ * Decides, one window at a time, when to trim: on the first idle window once `quietWindows`
+ * windows have passed since the last busy one, and once only until the process is busy
+ * again. Start-up counts as busy, since it leaves its garbage and a young generation grown
+ * while loading modules.
  */
-export function createIdleTrigger(idleWindows: number): (utilization: number) => boolean {
+export function createIdleTrigger(quietWindows: number): (utilization: number) => boolean {
   let armed = true;
-  let idleSinceBusy = 0;
+  let sinceBusy = 0;
   return (utilization) => {
     if (utilization > BUSY_ABOVE) {
       armed = true;
-      idleSinceBusy = 0;
+      sinceBusy = 0;
       return false;
     }
-    if (utilization >= IDLE_BELOW) return false;
-    idleSinceBusy++;
-    if (!armed || idleSinceBusy < idleWindows) return false;
+    sinceBusy++;
+    if (!armed || sinceBusy < quietWindows || utilization >= IDLE_BELOW) return false;
     armed = false;
     return true;
   };
