@@ -11,11 +11,10 @@ const LIMIT = 1024;
 
 /** A raw HTTP/1.1 connection, so the test decides when each byte of an upload is written. */
 class Connection {
+  private readonly socket: Socket;
   private received = Buffer.alloc(0);
   private waiting: (() => void) | undefined;
   readonly closed: Promise<void>;
-
-  private readonly socket: Socket;
 
   constructor(socket: Socket) {
     this.socket = socket;
