@@ -73,7 +73,7 @@ const settings = {
    */
   ...(flags['heap-mb'] !== undefined && { heapMb: Number(flags['heap-mb']) }),
 };
-/** The idle trim counts idle seconds once a second, then runs a full collection (≈ 0.1 s). */
+/** The idle trim waits for an idle second once its period is over, then runs a full collection (≈ 0.1–0.2 s). */
 const TRIM_MARGIN_MS = 10_000;
 /** Full runs read memory after the runs once the targets' idle trim has run; smoke runs and soaks do not wait for it. */
 const readAfterTrim = !smoke && !soakMode;
