@@ -53,8 +53,12 @@ const pipelines: { name: string; open: (redisUrl: string) => Pipeline }[] = [
           await sink.close();
           await vi.waitFor(
             async () => {
+              // A batch only moves forward (staged → waiting → active → done), so the earlier
+              // states are read first: read the other way round, a job waiting when `active`
+              // was read and active when the backlog was read was counted nowhere.
+              const backlog = await worker.backlog();
               const counts = await queue.getJobCounts('active');
-              expect((await worker.backlog()) + (counts.active ?? 0)).toBe(0);
+              expect(backlog + (counts.active ?? 0)).toBe(0);
             },
             { timeout: 20_000, interval: 25 },
           );
