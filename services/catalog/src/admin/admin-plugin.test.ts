@@ -1,4 +1,5 @@
 import { Metrics } from '@switchyard/telemetry';
+import { RawHttpConnection } from '@switchyard/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildCatalogApp } from '../app.ts';
@@ -47,6 +48,28 @@ describe('admin API authentication', () => {
     const response = await app.inject({ method: 'GET', url: '/admin/v1/tenants', headers: { authorization: 'Bearer anything' } });
     expect(response.statusCode).toBe(404);
     expect(response.json().error.code).toBe('admin_disabled');
+  });
+
+  it('should answer an upload it refuses unread (over 1 MiB, no token) and keep serving on the connection', async () => {
+    const { app } = await startCatalog(undefined);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const connection = await RawHttpConnection.open((app.server.address() as { port: number }).port);
+    onTestFinished(() => connection.destroy());
+    const list = `GET /admin/v1/tenants HTTP/1.1\r\nhost: x\r\nauthorization: ${auth.authorization}\r\n\r\n`;
+    for (const { length, headers, status, code } of [
+      { length: 2 * 1024 * 1024, headers: `authorization: ${auth.authorization}\r\n`, status: 413, code: 'request_too_large' },
+      { length: 64 * 1024, headers: '', status: 401, code: 'invalid_admin_token' },
+    ]) {
+      connection.startUpload('/admin/v1/tenants', length, 512, headers);
+      const refused = await connection.answer();
+      expect(refused.status).toBe(status);
+      expect(JSON.parse(refused.body).error.code).toBe(code);
+      // Closing with the upload unread would reset the connection under a client still writing it.
+      expect(refused.head).not.toMatch(/connection: close/i);
+      connection.write('x'.repeat(length - 512));
+      connection.write(list);
+      expect((await connection.answer()).status).toBe(200);
+    }
   });
 
   it('should answer unknown admin routes with a JSON 404', async () => {

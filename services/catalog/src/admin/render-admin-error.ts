@@ -1,3 +1,4 @@
+import { DEFAULT_DRAIN_BOUNDS, drainUnreadBody, type DrainBounds } from '@switchyard/http-server';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { CatalogLogger } from '../logger.ts';
@@ -10,10 +11,13 @@ export interface AdminErrorBody {
 /**
  * The one error handler of the admin API: every failure becomes
  * `{"error":{"message","type","code"}}`. Validation errors name the field path (`param`);
- * unexpected errors are logged and answered without their details.
+ * unexpected errors are logged and answered without their details. One answered before the
+ * body was read (over the limit, a bad token) keeps the connection, so that the client reads
+ * the answer rather than a reset (drainUnreadBody).
  */
-export function createAdminErrorHandler(logger: CatalogLogger) {
+export function createAdminErrorHandler(logger: CatalogLogger, drain: DrainBounds = DEFAULT_DRAIN_BOUNDS) {
   return (error: FastifyError | AdminError, request: FastifyRequest, reply: FastifyReply) => {
+    drainUnreadBody(request.raw, reply, drain);
     const failure = toAdminError(error);
     if (failure.statusCode >= 500 && failure.code === 'internal_error') logger.error({ err: error, url: request.url }, 'admin API error');
     if (failure.statusCode === 401) void reply.header('www-authenticate', 'Bearer');
@@ -32,13 +36,14 @@ export function renderAdminError(failure: AdminError): AdminErrorBody {
   };
 }
 
+const FASTIFY_CODES: Partial<Record<number, string>> = { 413: 'request_too_large', 415: 'unsupported_media_type' };
+
 function toAdminError(error: FastifyError | AdminError): AdminError {
   if (error instanceof AdminError) return error;
   if (error instanceof z.ZodError) return fromZodError(error, (error as { validationContext?: string }).validationContext);
   const status = error.statusCode;
-  if (status !== undefined && status >= 400 && status < 500) {
-    return new AdminError(status, (error.code ?? 'invalid_request').toLowerCase(), error.message);
-  }
+  // fastify's own refusals (framing, media type, size): its FST_ERR_* codes are not this API's.
+  if (status !== undefined && status >= 400 && status < 500) return new AdminError(status, FASTIFY_CODES[status] ?? 'invalid_request', error.message);
   return new AdminError(500, 'internal_error', 'Internal error.');
 }
 

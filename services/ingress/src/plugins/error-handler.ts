@@ -2,7 +2,7 @@ import { GatewayError } from '@switchyard/canonical';
 import { toGatewayError, wireFormats } from '@switchyard/formats';
 import type { Logger } from '@switchyard/telemetry';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_DRAIN_BOUNDS, drainUnreadBody, type DrainBounds } from './drain-unread-body.ts';
+import { DEFAULT_DRAIN_BOUNDS, drainUnreadBody, type DrainBounds } from '@switchyard/http-server';
 
 /**
  * The one place ingress renders errors, always in the client's own format. fastify's own

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
-/** How much of an upload ingress still reads, and for how long, after it has answered it. */
+/** How much of an upload a server still reads, and for how long, after it has answered it. */
 export interface DrainBounds {
   maxBytes: number;
   maxMs: number;

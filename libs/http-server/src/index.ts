@@ -1,0 +1,1 @@
+export { DEFAULT_DRAIN_BOUNDS, drainUnreadBody, type DrainBounds } from './drain-unread-body.ts';
