@@ -3,6 +3,7 @@ import { Metrics } from '@switchyard/telemetry';
 import { redisTest, startRedis } from '@switchyard/testkit';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,17 @@ async function snapshotRequest(url: string, query: string) {
   return { status: response.statusCode, elapsed: Date.now() - started, body: text === '' ? undefined : (JSON.parse(text) as { version: number }) };
 }
 
+/**
+ * Resolves once the server holds the next request to arrive. The snapshot route takes a long-poll
+ * into its held set in the turn it arrives (no I/O before it waits), so it is held one turn after
+ * the raw `request` event; a fixed sleep instead let a slow request arrive after the change or
+ * the close it was meant to wait through (answered at once, or 503 by the closing server).
+ */
+async function nextRequestHeld(app: FastifyInstance): Promise<void> {
+  await once(app.server, 'request');
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
 async function tempConfigFile(text: string): Promise<string> {
   const directory = await mkdtemp(join(tmpdir(), 'sy-catalog-'));
   onTestFinished(() => rm(directory, { recursive: true, force: true }));
@@ -71,10 +83,11 @@ const WITH_GLOBEX = `${CATALOG_YAML}
 for (const { mode, storeTest } of storeModes) {
   describe(`snapshot long-polling ${mode}`, () => {
     storeTest('should hold a request until the version changes and answer at once with the new snapshot', async ({ redisUrl }) => {
-      const { service, url } = await startService({ ...(redisUrl && { redisUrl }) });
+      const { service, app, url } = await startService({ ...(redisUrl && { redisUrl }) });
       const version = service.source.current().version;
+      const holding = nextRequestHeld(app);
       const held = snapshotRequest(url, `version=${version}&waitMs=10000`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await holding;
       const changedAt = Date.now();
       await admin(url, 'POST', '/tenants', { id: 'globex' });
       const answer = await held;
@@ -117,8 +130,9 @@ for (const { mode, storeTest } of storeModes) {
 
     storeTest('should not let held requests delay shutdown', async ({ redisUrl }) => {
       const { service, app, url } = await startService({ ...(redisUrl && { redisUrl }) });
+      const holding = nextRequestHeld(app);
       const held = snapshotRequest(url, `version=${service.source.current().version}&waitMs=30000`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await holding;
       const closing = Date.now();
       await app.close();
       expect(Date.now() - closing).toBeLessThan(1_000);
