@@ -1,4 +1,4 @@
-import { DEFAULT_DRAIN_BOUNDS, drainUnreadBody, type DrainBounds } from '@switchyard/http-server';
+import { DEFAULT_DRAIN_BOUNDS, drainUnreadBody } from '@switchyard/http-server';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { CatalogLogger } from '../logger.ts';
@@ -15,9 +15,9 @@ export interface AdminErrorBody {
  * body was read (over the limit, a bad token) keeps the connection, so that the client reads
  * the answer rather than a reset (drainUnreadBody).
  */
-export function createAdminErrorHandler(logger: CatalogLogger, drain: DrainBounds = DEFAULT_DRAIN_BOUNDS) {
+export function createAdminErrorHandler(logger: CatalogLogger) {
   return (error: FastifyError | AdminError, request: FastifyRequest, reply: FastifyReply) => {
-    drainUnreadBody(request.raw, reply, drain);
+    drainUnreadBody(request.raw, reply, DEFAULT_DRAIN_BOUNDS);
     const failure = toAdminError(error);
     if (failure.statusCode >= 500 && failure.code === 'internal_error') logger.error({ err: error, url: request.url }, 'admin API error');
     if (failure.statusCode === 401) void reply.header('www-authenticate', 'Bearer');
