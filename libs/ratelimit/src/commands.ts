@@ -29,8 +29,11 @@ export const REPLY_LENGTH: Record<LimiterOperation['code'], number> = { a: 12, r
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** lua/run-batch-n.lua: the number of keys, the keys, the operation codes, the arguments. */
-    switchyardRunBatch(numberOfKeys: number, ...keysCodesAndArguments: string[]): Result<number[], Context>;
+    /**
+     * lua/run-batch-n.lua: the number of keys, then the keys, the operation codes and the
+     * arguments as one array (ioredis flattens it; spreading a batch into arguments copies it twice).
+     */
+    switchyardRunBatch(numberOfKeys: number, keysCodesAndArguments: string[]): Result<number[], Context>;
   }
 }
 
@@ -44,7 +47,7 @@ export function defineRateLimitCommands(redis: Redis): void {
 /** The reply of each operation, in order: one script call runs them all (lua/run-batch-n.lua). */
 export async function runOperations(redis: Redis, operations: readonly LimiterOperation[]): Promise<number[][]> {
   const { keys, codes, args } = encodeOperations(operations);
-  const reply = await redis.switchyardRunBatch(keys.length, ...keys, codes, ...args);
+  const reply = await redis.switchyardRunBatch(keys.length, keys.concat(codes, args));
   const replies: number[][] = [];
   let at = 0;
   for (const operation of operations) {

@@ -120,7 +120,7 @@ describe('redis limiter across replicas', () => {
     defineRateLimitCommands(redis);
     const keys = ['rpm', 'tpm', 'conc', 'budget', 'k:k:rpm', 'k:k:tpm', 'k:k:conc', 'k:k:budget'].map((name) => `sy:{t:acme}:${name}`);
     const admitArguments = ['', 'request-1', '10', '60000', '5', '1000', '2', '', '', '', '', '', '', ''];
-    await expect(redis.switchyardRunBatch(keys.length, ...keys, 'ax', ...admitArguments)).rejects.toThrow(/unknown limiter operation in ax/);
+    await expect(redis.switchyardRunBatch(keys.length, [...keys, 'ax', ...admitArguments])).rejects.toThrow(/unknown limiter operation in ax/);
     expect(await redis.keys('*')).toEqual([]);
   });
 
@@ -129,8 +129,8 @@ describe('redis limiter across replicas', () => {
     onTestFinished(() => redis.disconnect());
     defineRateLimitCommands(redis);
     const keys = ['conc', 'k:k:conc'].map((name) => `sy:{t:acme}:${name}`);
-    await expect(redis.switchyardRunBatch(keys.length, ...keys, 'Rr', 'request-1', 'request-1')).rejects.toThrow(/unknown limiter operation in Rr/);
-    await expect(redis.switchyardRunBatch(0, 'A', 'request-1', '10')).rejects.toThrow(/unknown limiter operation in A/);
+    await expect(redis.switchyardRunBatch(keys.length, [...keys, 'Rr', 'request-1', 'request-1'])).rejects.toThrow(/unknown limiter operation in Rr/);
+    await expect(redis.switchyardRunBatch(0, ['A', 'request-1', '10'])).rejects.toThrow(/unknown limiter operation in A/);
   });
 
   redisTest('should free every slot released in one turn, each under its own request id', async ({ redisUrl }) => {

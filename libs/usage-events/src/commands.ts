@@ -1,12 +1,19 @@
 import { loadScript } from '@switchyard/redis-scripts';
 import type { Redis, Result } from 'ioredis';
 import { join } from 'node:path';
-import type { RecordPlan } from './record-plan.ts';
+import { requestMarkerKey } from './keys.ts';
+import { planPeriods, type UsageRetention } from './record-plan.ts';
+import type { UsageEvent } from './usage-event.ts';
+import { utcDay } from './usage-periods.ts';
+import { METRIC_FIELDS, totalsOf, type UsageMetric } from './usage-totals.ts';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** lua/record-usage-n.lua: the number of keys, the keys, the marker TTL, each event's arguments. */
-    switchyardRecordUsage(numberOfKeys: number, ...keysAndArguments: string[]): Result<number[], Context>;
+    /**
+     * lua/record-usage-n.lua: the number of keys, then the keys and the arguments encodeRecordBatch
+     * lays out, as one array (ioredis flattens it; spreading a batch into arguments copies it twice).
+     */
+    switchyardRecordUsage(numberOfKeys: number, keysAndArguments: string[]): Result<number[], Context>;
   }
 }
 
@@ -17,15 +24,64 @@ export function defineUsageCommands(redis: Redis): void {
   redis.defineCommand('switchyardRecordUsage', loadScript(LUA_DIRECTORY, 'record-usage-n.lua'));
 }
 
-/** Records the planned events of one tenant in one script call; true for each counted now. */
-export async function recordPlans(redis: Redis, markerTtlMs: number, plans: readonly RecordPlan[]): Promise<boolean[]> {
-  const keys: string[] = [];
-  const args: string[] = [String(markerTtlMs)];
-  for (const plan of plans) {
-    keys.push(plan.markerKey, plan.dayKey, plan.monthKey);
-    args.push(String(plan.dayExpiresAt), String(plan.monthExpiresAt), plan.fieldPrefix, String(plan.increments.length));
-    for (const [field, amount] of plan.increments) args.push(field, String(amount));
-  }
-  const counted = await redis.switchyardRecordUsage(keys.length, ...keys, ...args);
+/** Records a batch of one tenant's events in one script call; true for each counted now. */
+export async function recordEvents(redis: Redis, retention: UsageRetention, events: readonly UsageEvent[]): Promise<boolean[]> {
+  const { numberOfKeys, keysAndArguments } = encodeRecordBatch(retention, events);
+  const counted = await redis.switchyardRecordUsage(numberOfKeys, keysAndArguments);
   return counted.map((value) => value === 1);
+}
+
+const METRICS = Object.keys(METRIC_FIELDS) as UsageMetric[];
+const METRIC_NAMES = METRICS.map((metric) => METRIC_FIELDS[metric]);
+
+/**
+ * The keys and arguments of lua/record-usage-n.lua for a batch of one tenant's events. The
+ * events of a batch nearly all share their day, month, API key and model, so those go once per
+ * group, and each event sends its marker, its group and its amounts in the metrics' order: about
+ * half the strings of sending every event whole, and building and writing those strings was most
+ * of what recording cost the worker (docs/performance.md).
+ */
+export function encodeRecordBatch(retention: UsageRetention, events: readonly UsageEvent[]): { numberOfKeys: number; keysAndArguments: string[] } {
+  const hashKeys: string[] = [];
+  const hashKeyNumbers = new Map<string, number>();
+  const keyNumber = (key: string): string => {
+    let number = hashKeyNumbers.get(key);
+    if (number === undefined) {
+      number = hashKeys.push(key);
+      hashKeyNumbers.set(key, number);
+    }
+    return String(number);
+  };
+  const groupArgs: string[] = [];
+  const groups = new Map<string, number>();
+  const markers: string[] = [];
+  const eventArgs: string[] = [];
+  let last: UsageEvent | undefined;
+  let lastDay = '';
+  let lastGroup = 0;
+  for (const event of events) {
+    const day = utcDay(event.occurredAt);
+    if (last === undefined || event.keyId !== last.keyId || event.model !== last.model || day !== lastDay) {
+      const id = `${day}\n${event.keyId}\n${event.model}`;
+      let group = groups.get(id);
+      if (group === undefined) {
+        const periods = planPeriods(event, retention);
+        group = groups.size + 1;
+        groups.set(id, group);
+        groupArgs.push(keyNumber(periods.dayKey), keyNumber(periods.monthKey), String(periods.dayExpiresAt), String(periods.monthExpiresAt), periods.fieldPrefix);
+      }
+      lastGroup = group;
+    }
+    last = event;
+    lastDay = day;
+    markers.push(requestMarkerKey(event.tenantId, event.requestId));
+    const totals = totalsOf(event);
+    eventArgs.push(String(lastGroup));
+    for (const metric of METRICS) eventArgs.push(String(totals[metric]));
+  }
+  const header = [String(retention.markerTtlMs), String(METRICS.length), ...METRIC_NAMES];
+  return {
+    numberOfKeys: hashKeys.length + markers.length,
+    keysAndArguments: hashKeys.concat(markers, header, [String(hashKeys.length), String(groups.size)], groupArgs, eventArgs),
+  };
 }

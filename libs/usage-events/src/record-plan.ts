@@ -30,25 +30,38 @@ export function resolveRetention(overrides: Partial<UsageRetention> = {}): Usage
   return retention;
 }
 
-/** What recording one event writes, shared by the Redis script call and the memory aggregator. */
-export interface RecordPlan {
-  markerKey: string;
+/**
+ * Where an event's counts go: its UTC day's and month's hashes, their expiries and the field
+ * prefix of its API key and model. Every event of one tenant, key, model and day shares it.
+ */
+export interface PeriodPlan {
   dayKey: string;
   monthKey: string;
   dayExpiresAt: number;
   monthExpiresAt: number;
   fieldPrefix: string;
+}
+
+/** What recording one event writes in the memory aggregator. */
+export interface RecordPlan extends PeriodPlan {
+  markerKey: string;
   increments: [field: string, amount: number][];
 }
 
-export function planRecord(event: UsageEvent, retention: UsageRetention): RecordPlan {
+export function planPeriods(event: UsageEvent, retention: UsageRetention): PeriodPlan {
   return {
-    markerKey: requestMarkerKey(event.tenantId, event.requestId),
     dayKey: aggregateKey(event.tenantId, 'day', utcDay(event.occurredAt)),
     monthKey: aggregateKey(event.tenantId, 'month', utcMonth(event.occurredAt)),
     dayExpiresAt: dayEndMs(event.occurredAt) + retention.days * DAY_MS,
     monthExpiresAt: monthStartAfter(event.occurredAt, 1 + retention.months),
     fieldPrefix: aggregateFieldPrefix(event.keyId, event.model),
+  };
+}
+
+export function planRecord(event: UsageEvent, retention: UsageRetention): RecordPlan {
+  return {
+    markerKey: requestMarkerKey(event.tenantId, event.requestId),
+    ...planPeriods(event, retention),
     increments: incrementsOf(event),
   };
 }

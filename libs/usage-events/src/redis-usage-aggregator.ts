@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import { createTurnBatcher } from '@switchyard/redis-scripts';
-import { defineUsageCommands, recordPlans } from './commands.ts';
+import { defineUsageCommands, recordEvents } from './commands.ts';
 import { queryAggregates } from './query-aggregates.ts';
-import { planRecord, resolveRetention, type RecordPlan, type UsageRetention } from './record-plan.ts';
+import { resolveRetention, type UsageRetention } from './record-plan.ts';
 import type { UsageAggregator } from './usage-aggregator.ts';
 import type { UsageEvent } from './usage-event.ts';
 
@@ -32,13 +32,13 @@ export function createRedisUsageAggregator(options: RedisUsageAggregatorOptions)
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
   defineUsageCommands(redis);
-  const record = createTurnBatcher<RecordPlan, boolean>((plans) => recordPlans(redis, retention.markerTtlMs, plans));
+  const record = createTurnBatcher<UsageEvent, boolean>((events) => recordEvents(redis, retention, events));
   // The callers see failures through rejected calls; without a listener ioredis would print
   // every reconnect error to stderr.
   redis.on('error', () => {});
 
   return {
-    record: (event: UsageEvent) => record(event.tenantId, planRecord(event, retention)),
+    record: (event: UsageEvent) => record(event.tenantId, event),
 
     query: (query) =>
       queryAggregates(async (keys) => {

@@ -125,6 +125,37 @@ describe.each(implementations)('$name', ({ create }) => {
     expect(totals(await aggregator.query(query({ from: `${Y}-04-01`, to: `${Y}-04-01`, groupBy: 'key' }))).requests).toBe(1);
   });
 
+  redisTest('should count a batch of several days, keys and models recorded in one turn', async ({ redisUrl }) => {
+    const aggregator = open(redisUrl);
+    const repeated = usageEvent({ occurredAt: at(`${Y}-03-31`), keyId: 'ci', inputTokens: 1, outputTokens: 0 });
+    // Interleaved, so that groups recur after others: the Redis aggregator sends each group once.
+    const events = [
+      repeated,
+      usageEvent({ occurredAt: at(`${Y}-04-01`), keyId: 'ci', inputTokens: 2, outputTokens: 0 }),
+      usageEvent({ occurredAt: at(`${Y}-03-31`), keyId: 'web', inputTokens: 4, outputTokens: 0, stream: true }),
+      usageEvent({ occurredAt: at(`${Y}-03-31`), keyId: 'ci', model: 'slow-chat', inputTokens: 8, outputTokens: 0, status: 500 }),
+      usageEvent({ occurredAt: at(`${Y}-03-31`), keyId: 'ci', inputTokens: 16, outputTokens: 3, costMicros: 7 }),
+      { ...repeated, inputTokens: 999 },
+      usageEvent({ occurredAt: at(`${Y}-04-01`), keyId: 'ci', inputTokens: 32, outputTokens: 0 }),
+    ];
+    expect(await Promise.all(events.map((event) => aggregator.record(event)))).toEqual([true, true, true, true, true, false, true]);
+    const rows = (await aggregator.query(query({ groupBy: 'day' }))).map((row) => [row.day, row.requests, row.inputTokens, row.outputTokens]);
+    expect(rows).toEqual([
+      [`${Y}-03-31`, 4, 29, 3],
+      [`${Y}-04-01`, 2, 34, 0],
+    ]);
+    const byKey = (await aggregator.query(query({ groupBy: 'key' }))).map((row) => [row.keyId, row.requests, row.streamRequests, row.inputTokens]);
+    expect(byKey).toEqual([
+      ['ci', 5, 0, 59],
+      ['web', 1, 1, 4],
+    ]);
+    const byModel = (await aggregator.query(query({ groupBy: 'model' }))).map((row) => [row.model, row.requests, row.errors, row.costMicros]);
+    expect(byModel).toEqual([
+      ['fast-chat', 5, 0, 7],
+      ['slow-chat', 1, 1, 0],
+    ]);
+  });
+
   redisTest('should keep tenants apart', async ({ redisUrl }) => {
     const aggregator = open(redisUrl);
     await aggregator.record(usageEvent({ tenantId: 'acme', keyId: 'shared-name', inputTokens: 5 }));

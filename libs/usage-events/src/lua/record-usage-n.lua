@@ -4,16 +4,17 @@
   set without the counts (lost usage) or the counts without the marker (double counting on the
   next delivery). One call for the batch: a worker records what one job carries at once.
 
-  KEYS, three per event:
-    the request's marker         sy:{t:<tenant>}:usage:req:<requestId>
-    the day's aggregate hash     sy:{t:<tenant>}:usage:day:<YYYY-MM-DD>
-    the month's aggregate hash   sy:{t:<tenant>}:usage:month:<YYYY-MM>
-  ARGV[1] marker TTL, ms
-  ARGV[2..], per event:
-    day hash expiry, ms since the epoch
-    month hash expiry, ms since the epoch
-    field prefix "<key>:<model>:"
-    the number of increments n, then n pairs: metric, increment (non-zero integers)
+  KEYS: first the day and month aggregate hashes the batch writes, each once
+          sy:{t:<tenant>}:usage:day:<YYYY-MM-DD>, sy:{t:<tenant>}:usage:month:<YYYY-MM>
+        then each event's marker, in the events' order
+          sy:{t:<tenant>}:usage:req:<requestId>
+  ARGV: the marker TTL, ms
+        the number of metrics m, then their field names (requests, errors, streams, …)
+        the number of hash keys h (the first h KEYS)
+        the number of groups g, then per group (events of one day, month, API key and model):
+          the day hash's and the month hash's position in KEYS, their expiries (ms since the
+          epoch) and the field prefix "<key>:<model>:"
+        per event: its group's number, then its m amounts, in the metrics' order
 
   Returns, per event, 1 when counted now, 0 when the request was counted before (an event
   repeated within the batch included). The number of keys is passed first (`-n`).
@@ -21,60 +22,80 @@
 
 local rcall = redis.call
 local marker_ttl = ARGV[1]
-local counted = {}
-local at = 2
+local metric_count = tonumber(ARGV[2])
+local metrics = {}
+for index = 1, metric_count do
+  metrics[index] = ARGV[2 + index]
+end
+local at = 3 + metric_count
+local hash_key_count = tonumber(ARGV[at])
+local group_count = tonumber(ARGV[at + 1])
+at = at + 2
 
--- The batch's increments are summed per hash and field and written once each at the end, with
--- one expiry per hash: a job's events mostly share their tenant's day and month hashes and a
--- few fields, and each call from Lua costs about a microsecond. The script runs atomically, so
--- no reader sees the sums half written.
-local sums = {}        -- hash key -> field -> total
-local fields_of = {}   -- hash key -> fields in the order first seen
-local hash_keys = {}   -- hash keys in the order first seen
-local expiries = {}    -- hash key -> absolute expiry, ms
-
-local function add(key, expires_at, field, increment)
-  local per_field = sums[key]
-  if per_field == nil then
-    per_field = {}
-    sums[key], fields_of[key], expiries[key] = per_field, {}, expires_at
-    hash_keys[#hash_keys + 1] = key
-  end
-  local total = per_field[field]
-  if total == nil then
-    local fields = fields_of[key]
-    fields[#fields + 1] = field
-    total = 0
-  end
-  per_field[field] = total + increment
+local groups = {}
+for index = 1, group_count do
+  groups[index] = {
+    day = KEYS[tonumber(ARGV[at])],
+    month = KEYS[tonumber(ARGV[at + 1])],
+    day_expires_at = ARGV[at + 2],
+    month_expires_at = ARGV[at + 3],
+    prefix = ARGV[at + 4],
+  }
+  at = at + 5
 end
 
-for key_base = 0, #KEYS - 1, 3 do
-  local day_key, month_key = KEYS[key_base + 2], KEYS[key_base + 3]
-  local day_expires_at, month_expires_at, prefix = ARGV[at], ARGV[at + 1], ARGV[at + 2]
-  local increments = tonumber(ARGV[at + 3])
-  local first = at + 4
-  at = first + increments * 2
-  if rcall('SET', KEYS[key_base + 1], '1', 'NX', 'PX', marker_ttl) then
-    for index = first, at - 1, 2 do
-      local field, increment = prefix .. ARGV[index], tonumber(ARGV[index + 1])
-      add(day_key, day_expires_at, field, increment)
-      add(month_key, month_expires_at, field, increment)
+-- A group's amounts are summed over its counted events and written once each at the end, with
+-- one expiry per hash: each call from Lua costs about a microsecond.
+local counted = {}
+for marker = hash_key_count + 1, #KEYS do
+  local group = groups[tonumber(ARGV[at])]
+  if rcall('SET', KEYS[marker], '1', 'NX', 'PX', marker_ttl) then
+    local sums = group.sums
+    if sums == nil then
+      sums = {}
+      for index = 1, metric_count do
+        sums[index] = 0
+      end
+      group.sums = sums
+    end
+    for index = 1, metric_count do
+      sums[index] = sums[index] + tonumber(ARGV[at + index])
     end
     counted[#counted + 1] = 1
   else
     counted[#counted + 1] = 0
   end
+  at = at + 1 + metric_count
 end
 
-for _, key in ipairs(hash_keys) do
-  local per_field = sums[key]
-  for _, field in ipairs(fields_of[key]) do
-    -- Sums are exact below 2^53, as far as readers can count anyway: they parse the totals into
-    -- JavaScript numbers. '%.0f' writes every digit (Lua's default keeps 14).
-    rcall('HINCRBY', key, field, string.format('%.0f', per_field[field]))
+local expiries = {}   -- hash key -> absolute expiry, ms
+local written = {}    -- hash keys in the order first written
+local function expire_once(key, expires_at)
+  if expiries[key] == nil then
+    expiries[key] = expires_at
+    written[#written + 1] = key
   end
-  -- Absolute expiries, the same for every event of the period: replays and retries agree.
+end
+
+for _, group in ipairs(groups) do
+  local sums = group.sums
+  if sums ~= nil then
+    for index = 1, metric_count do
+      -- Metrics that stayed 0 take no field. Sums are exact below 2^53, as far as readers can
+      -- count anyway: they parse the totals into JavaScript numbers. '%.0f' writes every digit
+      -- (Lua's default keeps 14).
+      if sums[index] ~= 0 then
+        local field, amount = group.prefix .. metrics[index], string.format('%.0f', sums[index])
+        rcall('HINCRBY', group.day, field, amount)
+        rcall('HINCRBY', group.month, field, amount)
+      end
+    end
+    -- Absolute expiries, the same for every event of the period: replays and retries agree.
+    expire_once(group.day, group.day_expires_at)
+    expire_once(group.month, group.month_expires_at)
+  end
+end
+for _, key in ipairs(written) do
   rcall('PEXPIREAT', key, expiries[key])
 end
 return counted
