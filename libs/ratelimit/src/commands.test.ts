@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeOperations, type LimiterOperation } from './commands.ts';
+import { decodeReply, encodeOperations, type LimiterOperation } from './commands.ts';
 
 const tenantKeys = ['t:req', 't:tok', 't:conc', 't:budget'];
 const keyKeys = ['k:req', 'k:tok', 'k:conc', 'k:budget'];
@@ -56,5 +56,14 @@ describe('encodeOperations', () => {
       ...['', '3', '', '1', '0', '0', '0'],
       ...['r6', '2'],
     ]);
+  });
+});
+
+describe('decodeReply', () => {
+  it('should read the integers of a batch as Redis replies them one by one', () => {
+    expect(decodeReply('')).toEqual([]);
+    expect(decodeReply('1,-1,-1,0,0,1000000000,999999999,1764720000000')).toEqual([1, -1, -1, 0, 0, 1_000_000_000, 999_999_999, 1_764_720_000_000]);
+    // Redis turns a Lua number into an integer reply by truncating it; the string keeps Lua's digits.
+    expect(decodeReply('12.75,-1.5,1e+15')).toEqual([12, -1, 1e15]);
   });
 });

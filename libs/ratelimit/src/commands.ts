@@ -33,7 +33,7 @@ declare module 'ioredis' {
      * lua/run-batch-n.lua: the number of keys, then the keys, the operation codes and the
      * arguments as one array (ioredis flattens it; spreading a batch into arguments copies it twice).
      */
-    switchyardRunBatch(numberOfKeys: number, keysCodesAndArguments: string[]): Result<number[], Context>;
+    switchyardRunBatch(numberOfKeys: number, keysCodesAndArguments: string[]): Result<string, Context>;
   }
 }
 
@@ -48,15 +48,25 @@ export function defineRateLimitCommands(redis: Redis): void {
 export async function runOperations(redis: Redis, operations: readonly LimiterOperation[]): Promise<number[][]> {
   const { keys, codes, args } = encodeOperations(operations);
   const reply = await redis.switchyardRunBatch(keys.length, keys.concat(codes, args));
+  const values = decodeReply(reply);
   const replies: number[][] = [];
   let at = 0;
   for (const operation of operations) {
     const length = REPLY_LENGTH[operation.code];
-    replies.push(reply.slice(at, at + length));
+    replies.push(values.slice(at, at + length));
     at += length;
   }
-  if (at !== reply.length) throw new Error(`limiter batch replied with ${reply.length} integers, expected ${at}`);
+  if (at !== values.length) throw new Error(`limiter batch replied with ${values.length} integers, expected ${at}`);
   return replies;
+}
+
+/** The script's integers, as Redis would have replied them one by one (truncated toward zero). */
+export function decodeReply(reply: string): number[] {
+  if (reply === '') return [];
+  const values = reply.split(',');
+  const integers = new Array<number>(values.length);
+  for (let index = 0; index < values.length; index++) integers[index] = Math.trunc(Number(values[index]));
+  return integers;
 }
 
 /** Per kind, its code when it repeats the last one of its kind, and the arguments that are its own then. */
