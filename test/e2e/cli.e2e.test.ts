@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { getFreePort } from '@switchyard/testkit';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { simulatorConfig } from './support/replicas.ts';
 import { writeConfig } from './support/scratch.ts';
 import { startSwitchyard, type SwitchyardProcess } from './support/start-process.ts';
@@ -85,9 +85,9 @@ describe('the switchyard CLI', () => {
     expect(first?.done).toBe(false);
     const exited = new Promise<number | null>((resolve) => gateway.child.once('exit', (code) => resolve(code)));
     gateway.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    // No new work once draining: the listener is closed.
-    await expect(fetch(`${gateway.url}/readyz`)).rejects.toThrow();
+    // No new work once draining: the listener closes, well before the stream's 1.5 s are over
+    // (polled: a busy CI machine may take longer than any fixed pause to deliver the signal).
+    await vi.waitFor(() => expect(fetch(`${gateway.url}/readyz`)).rejects.toThrow(), { timeout: 1_000, interval: 20 });
     let text = new TextDecoder().decode(first?.value);
     for (;;) {
       const next = await reader?.read();
