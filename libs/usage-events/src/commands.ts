@@ -13,7 +13,7 @@ declare module 'ioredis' {
      * lua/record-usage-n.lua: the number of keys, then the keys and the arguments encodeRecordBatch
      * lays out, as one array (ioredis flattens it; spreading a batch into arguments copies it twice).
      */
-    switchyardRecordUsage(numberOfKeys: number, keysAndArguments: string[]): Result<number[], Context>;
+    switchyardRecordUsage(numberOfKeys: number, keysAndArguments: string[]): Result<string, Context>;
   }
 }
 
@@ -28,7 +28,9 @@ export function defineUsageCommands(redis: Redis): void {
 export async function recordEvents(redis: Redis, retention: UsageRetention, events: readonly UsageEvent[]): Promise<boolean[]> {
   const { numberOfKeys, keysAndArguments } = encodeRecordBatch(retention, events);
   const counted = await redis.switchyardRecordUsage(numberOfKeys, keysAndArguments);
-  return counted.map((value) => value === 1);
+  const outcomes = new Array<boolean>(counted.length);
+  for (let index = 0; index < counted.length; index++) outcomes[index] = counted[index] === '1';
+  return outcomes;
 }
 
 const METRICS = Object.keys(METRIC_FIELDS) as UsageMetric[];

@@ -16,8 +16,9 @@
           epoch) and the field prefix "<key>:<model>:"
         per event: its group's number, then its m amounts, in the metrics' order
 
-  Returns, per event, 1 when counted now, 0 when the request was counted before (an event
-  repeated within the batch included). The number of keys is passed first (`-n`).
+  Returns one character per event, '1' when counted now, '0' when the request was counted before
+  (an event repeated within the batch included): one string, which a client reads much faster
+  than an array of integer replies. The number of keys is passed first (`-n`).
 ]]
 
 local rcall = redis.call
@@ -61,9 +62,9 @@ for marker = hash_key_count + 1, #KEYS do
     for index = 1, metric_count do
       sums[index] = sums[index] + tonumber(ARGV[at + index])
     end
-    counted[#counted + 1] = 1
+    counted[#counted + 1] = '1'
   else
-    counted[#counted + 1] = 0
+    counted[#counted + 1] = '0'
   end
   at = at + 1 + metric_count
 end
@@ -98,4 +99,4 @@ end
 for _, key in ipairs(written) do
   rcall('PEXPIREAT', key, expiries[key])
 end
-return counted
+return table.concat(counted)
