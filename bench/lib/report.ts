@@ -129,6 +129,36 @@ export function renderSplitByProcess(report: BenchReport): string | undefined {
   ].join('\n');
 }
 
+/** Past this spread between runs a host is loud: no target's ratio in the run is worth comparing with another run's. */
+const LOUD_HOST_SPREAD = 1.2;
+
+/**
+ * The widest spread, between runs, of the simulator called directly's CPU per request: its code
+ * is the same in every run, so how far it moves is the host's doing (other tenants, frequency
+ * scaling), not any target's. Undefined with fewer than two runs.
+ */
+export function hostSpread(report: BenchReport): { scenario: string; min: number; max: number } | undefined {
+  let widest: { scenario: string; min: number; max: number } | undefined;
+  for (const cell of report.cells) {
+    if (cell.target !== 'direct') continue;
+    const values = cell.raw.map((run) => run.cpuPer1k ?? Number.NaN).filter((value) => Number.isFinite(value) && value > 0);
+    if (values.length < 2) continue;
+    const min = Math.min(...values);
+    const max = Math.max(...values);
+    if (widest === undefined || max / min > widest.max / widest.min) widest = { scenario: cell.scenario, min, max };
+  }
+  return widest;
+}
+
+function renderHostSpread(report: BenchReport): string[] {
+  const widest = hostSpread(report);
+  if (widest === undefined) return [];
+  const loud = widest.max / widest.min > LOUD_HOST_SPREAD;
+  return [
+    `Host steadiness: the simulator called directly cost ${f(widest.min, 3)}–${f(widest.max, 3)} CPU s per 1k requests between runs (${widest.scenario}, its widest), ${pct(widest.max / widest.min - 1)} apart${loud ? ' — **a loud host**: every figure of this run moved with it, so compare its ratios with other runs only with care' : ''}.`,
+  ];
+}
+
 export function renderMarkdown(report: BenchReport): string {
   const lines: string[] = [];
   const m = report.machine;
@@ -138,6 +168,7 @@ export function renderMarkdown(report: BenchReport): string {
     `Packages: ${Object.entries(m.packages).map(([name, version]) => `${name} ${version}`).join(', ')}.`,
     `Tools: ${Object.entries(m.tools).map(([name, version]) => `${name}: ${version}`).join('; ')}.`,
     `Load average (1/5/15 min) at start ${m.loadAverageStart.join(' / ')}, at end ${(m.loadAverageEnd ?? []).join(' / ')} — other work shared this machine.`,
+    ...renderHostSpread(report),
     `Settings: ${Object.entries(report.settings).map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(', ')}.`,
     '',
   );

@@ -7,6 +7,8 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { renderMarkdown } from '../../bench/lib/report.ts';
+import type { BenchReport } from '../../bench/lib/types.ts';
 import { scratchDirectory } from '../e2e/support/scratch.ts';
 
 const RUN = join(import.meta.dirname, '../../bench/run.ts');
@@ -93,5 +95,14 @@ describe('bench smoke run', () => {
     const rendered = readFileSync(join(out, markdown as string), 'utf8');
     expect(rendered).toContain('## Targets from the issue');
     expect(rendered).toMatch(/^\| chat \| \d+\.\d{3} \| \d+\.\d{3} \| \d+\.\d{3} \|/m);
+
+    // One run has no spread between runs to show; two runs of the floor 50% apart mark the host loud.
+    expect(rendered).not.toContain('Host steadiness');
+    const full = JSON.parse(readFileSync(join(out, json as string), 'utf8')) as BenchReport;
+    const floor = full.cells.find((c) => c.target === 'direct' && c.scenario === 'chat');
+    const [run] = floor?.raw ?? [];
+    expect(run?.cpuPer1k).toBeGreaterThan(0);
+    floor?.raw.push({ ...run, cpuPer1k: (run?.cpuPer1k ?? Number.NaN) * 1.5 });
+    expect(renderMarkdown(full)).toMatch(/^Host steadiness: .* \(chat, its widest\), 50% apart — \*\*a loud host\*\*/m);
   });
 });
