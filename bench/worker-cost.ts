@@ -10,6 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { encodeStagedBatch, stagedUsageKeys, USAGE_QUEUE_NAME, type UsageEvent } from '@switchyard/usage-events';
+import { usageEvent } from '@switchyard/usage-events/test-events';
 import { startWorker, type WorkerLogger } from '@switchyard/worker';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -20,6 +21,7 @@ const { values } = parseArgs({ options: { events: { type: 'string' }, rounds: { 
 const events = Number(values.events ?? 50_000);
 const rounds = Number(values.rounds ?? 3);
 const EVENTS_PER_BATCH = 10;
+const STAGED = stagedUsageKeys(USAGE_QUEUE_NAME).list;
 
 const port = await freePort();
 const server = startProcess('redis-server', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
@@ -29,43 +31,34 @@ const admin = new Redis(url);
 const queue = new Queue(USAGE_QUEUE_NAME, { connection: { url } });
 const silent: WorkerLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
-/** An event shaped like the bench's chat-stream requests (what a router emits for them). */
-function usageEvent(index: number): UsageEvent {
-  return {
-    requestId: `bench-${index}-${Math.random().toString(36).slice(2)}`,
-    tenantId: 'bench',
-    keyId: 'bench-key',
-    format: 'chat-completions',
+/** An event shaped like what a router emits for the bench's chat-stream requests. */
+const benchEvent = (): UsageEvent =>
+  usageEvent({
     upstreamProtocol: 'chat-completions',
     provider: 'openai',
-    model: 'sim-chat',
-    upstreamModel: 'sim-chat',
-    status: 200,
+    upstreamModel: 'fast-chat',
     stream: true,
     inputTokens: 23,
     outputTokens: 50,
-    estimated: false,
     latencyMs: 1.234,
     timeToFirstTokenMs: 0.871,
     occurredAt: Date.now(),
     costMicros: 45,
-  };
-}
+  });
 
 try {
   for (let round = 1; round <= rounds; round++) {
     await admin.flushall();
     const staging = admin.pipeline();
     for (let first = 0; first < events; first += EVENTS_PER_BATCH) {
-      const batch = Array.from({ length: EVENTS_PER_BATCH }, (_, offset) => usageEvent(first + offset));
-      staging.rpush(stagedUsageKeys(USAGE_QUEUE_NAME).list, encodeStagedBatch(batch));
+      staging.rpush(STAGED, encodeStagedBatch(Array.from({ length: EVENTS_PER_BATCH }, benchEvent)));
     }
     await staging.exec();
     const started = process.cpuUsage();
     const startedAt = performance.now();
     const worker = startWorker({ redisUrl: url, prices: () => undefined, logger: silent });
     for (;;) {
-      const [staged, counts] = await Promise.all([admin.llen(stagedUsageKeys(USAGE_QUEUE_NAME).list), queue.getJobCounts('waiting', 'active', 'completed')]);
+      const [staged, counts] = await Promise.all([admin.llen(STAGED), queue.getJobCounts('waiting', 'active', 'completed')]);
       if (staged === 0 && (counts.waiting ?? 0) + (counts.active ?? 0) === 0 && (counts.completed ?? 0) > 0) break;
       await sleep(20);
     }

@@ -34,7 +34,8 @@ export async function recordEvents(redis: Redis, retention: UsageRetention, even
 }
 
 const METRICS = Object.keys(METRIC_FIELDS) as UsageMetric[];
-const METRIC_NAMES = METRICS.map((metric) => METRIC_FIELDS[metric]);
+/** The script's metric count and field names, the same in every call. */
+const METRIC_HEADER = [String(METRICS.length), ...METRICS.map((metric) => METRIC_FIELDS[metric])];
 
 /**
  * The keys and arguments of lua/record-usage-n.lua for a batch of one tenant's events. The
@@ -81,9 +82,8 @@ export function encodeRecordBatch(retention: UsageRetention, events: readonly Us
     eventArgs.push(String(lastGroup));
     for (const metric of METRICS) eventArgs.push(String(totals[metric]));
   }
-  const header = [String(retention.markerTtlMs), String(METRICS.length), ...METRIC_NAMES];
   return {
     numberOfKeys: hashKeys.length + markers.length,
-    keysAndArguments: hashKeys.concat(markers, header, [String(hashKeys.length), String(groups.size)], groupArgs, eventArgs),
+    keysAndArguments: hashKeys.concat(markers, String(retention.markerTtlMs), METRIC_HEADER, String(hashKeys.length), String(groups.size), groupArgs, eventArgs),
   };
 }
