@@ -15,7 +15,7 @@ export type { UsageMetric, UsageTotals } from './usage-totals.ts';
 export { UsageQueryError, isUsageQueryError } from './usage-query-error.ts';
 export { MAX_DAILY_QUERY_DAYS, MAX_QUERY_DAYS } from './query-aggregates.ts';
 export { requestMarkerKey } from './keys.ts';
-export { decodeStagedBatch, encodeStagedBatch, stagedUsageKeys, type StagedUsageKeys } from './staged-usage.ts';
+export { decodeStagedBatch, encodeStagedBatch, readStagedEvents, stagedUsageKeys, type StagedEvents, type StagedUsageKeys } from './staged-usage.ts';
 export { DEFAULT_RETENTION, MIN_MARKER_TTL_MS, type UsageRetention } from './record-plan.ts';
 export { computeCostMicros, priceUsageEvent, type ModelPrice, type PriceLookup } from './prices.ts';
 export { createMemoryUsageSink, type MemoryUsageSinkOptions } from './memory-usage-sink.ts';

@@ -73,14 +73,12 @@ export interface UsageBatch {
 }
 
 /**
- * The BullMQ job id of a batch, from the request ids it carries: a move repeated after a mover
- * died between adding the job and trimming what it carried is ignored by BullMQ while the first
- * job is kept. Batches that only overlap get different ids, and the aggregator's markers count
- * their common events once.
+ * The BullMQ job id of a batch, from the JSON a mover stores as its data: a move repeated after
+ * a mover died between adding the job and trimming what it carried is ignored by BullMQ while
+ * the first job is kept. Batches that only overlap get different ids, and the aggregator's
+ * markers count their common events once; so do they for a move repeated across the upgrade
+ * that named jobs after their request ids instead.
  */
-export function usageBatchJobId(events: readonly UsageEvent[]): string {
-  // One call into the hash, not two per event.
-  let ids = '';
-  for (const event of events) ids += `${event.requestId}\n`;
-  return `b-${hash('sha256', ids, 'base64url')}`;
+export function usageBatchJobId(data: Buffer): string {
+  return `b-${hash('sha256', data, 'base64url')}`;
 }

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { loadScript } from '@switchyard/redis-scripts';
 import { redisTest, startRedis } from '@switchyard/testkit';
 import { encodeStagedBatch, stagedUsageKeys, USAGE_BATCH_JOB_NAME, usageBatchJobId, type UsageBatch, type UsageEvent } from '@switchyard/usage-events';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, onTestFinished, vi } from 'vitest';
+import { EncodedDataQueue } from './encoded-data-queue.ts';
 import { startStagedUsageMover, type StagedUsageMover, type StagedUsageMoverOptions } from './staged-usage-mover.ts';
 import { recordingLogger, usageEvent } from './test-support.ts';
 
@@ -12,7 +12,7 @@ let queueCounter = 0;
 
 function setUp(redisUrl: string) {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-  const queue = new Queue(`usage-mover-test-${(queueCounter += 1)}`, { connection: redis });
+  const queue = new EncodedDataQueue(`usage-mover-test-${(queueCounter += 1)}`, { connection: redis });
   const keys = stagedUsageKeys(queue.name);
   const logger = recordingLogger();
   const movers: StagedUsageMover[] = [];
@@ -47,10 +47,20 @@ describe('staged usage mover', () => {
     const [job, ...others] = await jobs();
     expect(others).toEqual([]);
     const events = batches.flat();
-    expect(job?.id).toBe(usageBatchJobId(events));
+    expect(job?.id).toBe(usageBatchJobId(Buffer.from(JSON.stringify({ events }))));
     expect(job?.name).toBe(USAGE_BATCH_JOB_NAME);
     expect(job?.data).toEqual({ events });
     expect(job?.opts).toMatchObject({ attempts: 10, removeOnComplete: { age: 3_600 }, removeOnFail: { age: 604_800 } });
+  });
+
+  redisTest('should carry batches staged by routers older than the count with the others', async ({ redisUrl }) => {
+    const { redis, keys, start, stage, jobs, movedAll } = setUp(redisUrl);
+    const [newer, older] = [batchOf(2), batchOf(3)];
+    await stage(newer);
+    await redis.rpush(keys.list, JSON.stringify({ events: older }));
+    start();
+    await movedAll();
+    expect((await jobs()).map((job) => job.data)).toEqual([{ events: [...newer, ...older] }]);
   });
 
   redisTest('should keep jobs within their bound, whole batches each, a larger batch alone', async ({ redisUrl }) => {
@@ -68,11 +78,11 @@ describe('staged usage mover', () => {
     const batches = [batchOf(2), batchOf(3)];
     await stage(...batches);
     // What the dead mover got done: the job, not the trim.
-    const events = batches.flat();
-    await queue.add(USAGE_BATCH_JOB_NAME, { events }, { jobId: usageBatchJobId(events) });
+    const jobId = usageBatchJobId(Buffer.from(JSON.stringify({ events: batches.flat() })));
+    await queue.add(USAGE_BATCH_JOB_NAME, { events: batches.flat() }, { jobId });
     start();
     await movedAll();
-    expect((await jobs()).map((job) => job.id)).toEqual([usageBatchJobId(events)]);
+    expect((await jobs()).map((job) => job.id)).toEqual([jobId]);
   });
 
   redisTest('should wait out the lease of a mover that died holding the lock', async ({ redisUrl }) => {
@@ -150,7 +160,7 @@ describe('staged usage mover', () => {
     // As startWorker connects it.
     const redis = new Redis(server.url, { maxRetriesPerRequest: 1, commandTimeout: 5_000 });
     redis.on('error', () => {});
-    const queue = new Queue(`usage-mover-test-${(queueCounter += 1)}`, { connection: redis });
+    const queue = new EncodedDataQueue(`usage-mover-test-${(queueCounter += 1)}`, { connection: redis });
     queue.on('error', () => {});
     onTestFinished(() => redis.disconnect());
     const logger = recordingLogger();

@@ -1,22 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { loadScript } from '@switchyard/redis-scripts';
-import {
-  decodeStagedBatch,
-  stagedUsageKeys,
-  USAGE_BATCH_JOB_NAME,
-  USAGE_JOB_OPTIONS,
-  usageBatchJobId,
-  type UsageEvent,
-} from '@switchyard/usage-events';
-import type { Queue } from 'bullmq';
+import { readStagedEvents, stagedUsageKeys, USAGE_BATCH_JOB_NAME, USAGE_JOB_OPTIONS, usageBatchJobId } from '@switchyard/usage-events';
 import type { Redis, Result } from 'ioredis';
+import type { EncodedDataQueue } from './encoded-data-queue.ts';
 import type { WorkerLogger } from './worker-logger.ts';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     /** lua/claim-staged-2.lua: the oldest entries with the lock, [] when none, null while locked. */
-    switchyardClaimStaged(list: string, lock: string, token: string, leaseMs: number, maxEntries: number): Result<string[] | null, Context>;
+    switchyardClaimStagedBuffer(list: string, lock: string, token: string, leaseMs: number, maxEntries: number): Result<Buffer[] | null, Context>;
     /** lua/finish-move-2.lua: 1 when trimmed and unlocked, 0 when the lock was lost. */
     switchyardFinishMove(list: string, lock: string, token: string, moved: number): Result<number, Context>;
   }
@@ -30,7 +23,7 @@ export interface StagedUsageMoverOptions {
    */
   redis: Redis;
   /** The queue the jobs go to; the staged list is named after it. */
-  queue: Queue;
+  queue: EncodedDataQueue;
   logger: WorkerLogger;
   /** Most events in one job. Default 500: the aggregator records up to 500 in one script call. */
   maxEventsPerJob?: number;
@@ -51,17 +44,22 @@ const LUA_DIRECTORY = join(import.meta.dirname, 'lua');
 /** Entries read per claim: a router's batch holds up to 200 events, most hold far fewer. */
 const MAX_ENTRIES_PER_CLAIM = 100;
 const RETRY_MIN_MS = 1_000;
+/** A job's data is a `UsageBatch`: the staged batches' events in one array. */
+const JOB_HEAD = Buffer.from('{"events":[');
+const COMMA = Buffer.from(',');
+const JOB_TAIL = Buffer.from(']}');
 const RETRY_MAX_MS = 10_000;
 
 /**
  * Moves the batches routers staged in Redis (`@switchyard/usage-events` staged-usage.ts) into
  * BullMQ jobs of up to `maxEventsPerJob` events, so that a job's fixed cost is shared by
- * hundreds of requests instead of the few that ended during one router's round trip. Every
+ * hundreds of requests instead of the few that ended during one router's round trip. The
+ * events travel as the bytes routers staged, joined, never parsed here. Every
  * worker runs one; a lock with a lease lets one move at a time, since a move reads the head of
  * the list and then trims it.
  *
- * A move: claim (take the lock, read the oldest entries), add one job whose id comes from its
- * request ids, then trim what it carried and let go (one script, only while the lock is still
+ * A move: claim (take the lock, read the oldest entries), add one job whose id comes from what
+ * it carries, then trim what it carried and let go (one script, only while the lock is still
  * this mover's). A mover that dies after the add leaves the entries staged; its successor moves
  * them again as a job of the same id, which BullMQ ignores while the first is kept (an hour),
  * and the aggregator's markers count each request once after that.
@@ -93,27 +91,30 @@ export function startStagedUsageMover(options: StagedUsageMoverOptions): StagedU
   /** One move; true when more may be waiting. */
   async function moveOnce(): Promise<boolean> {
     const token = randomUUID();
-    const entries = await redis.switchyardClaimStaged(keys.list, keys.lock, token, leaseMs, MAX_ENTRIES_PER_CLAIM);
+    const entries = await redis.switchyardClaimStagedBuffer(keys.list, keys.lock, token, leaseMs, MAX_ENTRIES_PER_CLAIM);
     if (entries === null || entries.length === 0) return false;
     let moved = 0;
     let ended = false;
     try {
-      const events: unknown[] = [];
+      const parts: Buffer[] = [JOB_HEAD];
+      let events = 0;
       for (const entry of entries) {
-        const batch = decodeStagedBatch(entry);
+        const batch = readStagedEvents(entry);
         if (batch === undefined) {
           logger.error({ queue: queue.name, entryBytes: entry.length }, 'staged usage entry is no batch: dropped');
         } else {
           // A job never goes past its bound, but always carries at least one batch.
-          if (events.length > 0 && events.length + batch.length > maxEvents) break;
-          events.push(...batch);
+          if (events > 0 && events + batch.count > maxEvents) break;
+          if (events > 0) parts.push(COMMA);
+          parts.push(batch.json);
+          events += batch.count;
         }
         moved++;
       }
-      if (events.length > 0) {
-        // Ids of events that fail the processor's check still name the job; it is failed and kept.
-        const jobId = usageBatchJobId(events as UsageEvent[]);
-        await queue.add(USAGE_BATCH_JOB_NAME, { events }, { ...USAGE_JOB_OPTIONS, jobId });
+      if (events > 0) {
+        parts.push(JOB_TAIL);
+        const data = Buffer.concat(parts);
+        await queue.addEncoded(USAGE_BATCH_JOB_NAME, data, { ...USAGE_JOB_OPTIONS, jobId: usageBatchJobId(data) });
       }
       // Stopped by the job's bound or the claim's: more may be waiting.
       const more = moved < entries.length || entries.length === MAX_ENTRIES_PER_CLAIM;

@@ -1,8 +1,9 @@
 import { createLogger } from '@switchyard/telemetry';
 import { USAGE_JOB_OPTIONS, USAGE_QUEUE_NAME, type PriceLookup, type UsageAggregator } from '@switchyard/usage-events';
 import { createRedisUsageAggregator } from '@switchyard/usage-events/redis';
-import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { EncodedDataQueue } from './encoded-data-queue.ts';
 import { createAggregateUsageProcessor } from './processors/aggregate-usage.ts';
 import { startStagedUsageMover, type StagedUsageMoverOptions } from './staged-usage-mover.ts';
 import type { WorkerLogger } from './worker-logger.ts';
@@ -77,7 +78,7 @@ export function startWorker(options: StartWorkerOptions): UsageWorker {
     commandTimeout: 5_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
-  const queue = new Queue(queueName, { connection: moverRedis });
+  const queue = new EncodedDataQueue(queueName, { connection: moverRedis });
   // Failures surface through the moves (the queue's adds among them), which log them with backoff;
   // the connection's errors would otherwise be a line per reconnect attempt.
   moverRedis.on('error', () => {});
