@@ -61,6 +61,9 @@ export function createRedisLimiterWithClock(options: RedisLimiterOptions, now: (
   return buildRedisLimiter(options, now);
 }
 
+/** What a call skipped while the store is known to be failing resolves to. */
+const SKIPPED: Promise<'failed'> = Promise.resolve('failed');
+
 function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) | undefined): Limiter {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const policy: StoreFailurePolicy = { rates: 'open', budgets: 'closed', ...options.onStoreFailure };
@@ -109,21 +112,43 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     if (pendingReleases.size > 0) replayReleases().catch(storeFailed);
   });
 
-  /** Runs a call against Redis, or returns `failed` when the store must not or could not answer. */
-  async function callStore<T>(call: () => Promise<T>): Promise<{ value: T } | 'failed'> {
-    if (Date.now() < skipStoreUntil) return 'failed';
+  const storeAnswered = <T>(value: T): { value: T } => {
+    setDegraded(false);
+    return { value };
+  };
+  const storeCallFailed = (error: unknown): 'failed' => {
+    storeFailed(error);
+    return 'failed';
+  };
+
+  /**
+   * Runs a call against Redis, or resolves to `failed` when the store must not or could not
+   * answer. Up to three calls a request take the first path: a promise chain rather than an
+   * async function, whose own promise and suspension were the largest part of the limiter's
+   * garbage per request (docs/performance.md).
+   */
+  function callStore<T>(call: () => Promise<T>): Promise<{ value: T } | 'failed'> {
+    if (Date.now() < skipStoreUntil) return SKIPPED;
+    if (redis.status !== 'ready' || pendingReleases.size > 0) return callStoreOnceReady(call);
+    return callWithinBound(call);
+  }
+
+  async function callStoreOnceReady<T>(call: () => Promise<T>): Promise<{ value: T } | 'failed'> {
     // Right after start the connection is still being made; without an offline queue a call
     // would fail, so the first calls wait for it, within the same bound.
     if (redis.status !== 'ready') await withinBound(firstReady).catch(() => undefined);
+    // Slots released during the outage are freed first, so this very call can use them.
+    return callWithinBound(pendingReleases.size > 0 ? () => replayReleases().then(call) : call);
+  }
+
+  function callWithinBound<T>(call: () => Promise<T>): Promise<{ value: T } | 'failed'> {
+    let calling: Promise<T>;
     try {
-      // Slots released during the outage are freed first, so this very call can use them.
-      const value = await withinBound(pendingReleases.size > 0 ? replayReleases().then(call) : call());
-      setDegraded(false);
-      return { value };
+      calling = call();
     } catch (error) {
-      storeFailed(error);
-      return 'failed';
+      return Promise.resolve(storeCallFailed(error));
     }
+    return withinBound(calling).then(storeAnswered, storeCallFailed);
   }
 
   /** Sent together (one batch); one replay at a time. */
