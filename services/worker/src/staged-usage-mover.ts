@@ -8,7 +8,10 @@ import type { WorkerLogger } from './worker-logger.ts';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** lua/claim-staged-2.lua: the oldest entries with the lock, [] when none, null while locked. */
+    /**
+     * lua/claim-staged-2.lua, defined as `switchyardClaimStaged` (ioredis adds this variant, whose
+     * replies stay Buffers): the oldest entries with the lock, [] when none, null while locked.
+     */
     switchyardClaimStagedBuffer(list: string, lock: string, token: string, leaseMs: number, maxEntries: number): Result<Buffer[] | null, Context>;
     /** lua/finish-move-2.lua: 1 when trimmed and unlocked, 0 when the lock was lost. */
     switchyardFinishMove(list: string, lock: string, token: string, moved: number): Result<number, Context>;
@@ -44,17 +47,18 @@ const LUA_DIRECTORY = join(import.meta.dirname, 'lua');
 /** Entries read per claim: a router's batch holds up to 200 events, most hold far fewer. */
 const MAX_ENTRIES_PER_CLAIM = 100;
 const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 10_000;
 /** A job's data is a `UsageBatch`: the staged batches' events in one array. */
 const JOB_HEAD = Buffer.from('{"events":[');
 const COMMA = Buffer.from(',');
 const JOB_TAIL = Buffer.from(']}');
-const RETRY_MAX_MS = 10_000;
 
 /**
  * Moves the batches routers staged in Redis (`@switchyard/usage-events` staged-usage.ts) into
  * BullMQ jobs of up to `maxEventsPerJob` events, so that a job's fixed cost is shared by
  * hundreds of requests instead of the few that ended during one router's round trip. The
- * events travel as the bytes routers staged, joined, never parsed here. Every
+ * events travel as the bytes routers staged, joined, not parsed here (but those of routers
+ * older than the staged count). Every
  * worker runs one; a lock with a lease lets one move at a time, since a move reads the head of
  * the list and then trims it.
  *
