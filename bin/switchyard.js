@@ -6,5 +6,8 @@ if (major < 24) {
   process.stderr.write(`switchyard needs Node.js 24 or newer (this is ${process.version}).\n`);
   process.exit(1);
 }
+// Before the gateway loads: V8 decides how to allocate from what it sees from the start.
+const { tuneV8 } = await import('@switchyard/gateway/tune-v8');
+tuneV8();
 const { main } = await import('@switchyard/gateway');
 await main(process.argv.slice(2));
