@@ -3,12 +3,14 @@
  * `node --cpu-prof`, loaded with one scenario (same load tool and pinning as bench/run.ts),
  * stopped with SIGTERM (the profile is written on exit) and summarised.
  *
- *   node bench/profile.ts [--scenarios chat,chat-stream,chat>messages-stream] [--seconds 15] [--target all] [--alloc]
+ *   node bench/profile.ts [--scenarios chat,chat-stream,chat>messages-stream] [--seconds 15] [--target all] [--alloc | --promoted]
  *
  * Writes bench/results/<date>/profile-<target>-<scenario>.{cpuprofile,md}. With --alloc it
  * samples allocations instead of time (allocation-sampler.ts), from the end of the warm-up to
  * the end of the load, and writes allocations-<target>-<scenario>.{heapprofile,md}: bytes
- * allocated per request, which a noisy machine does not blur as it does times.
+ * allocated per request, which a noisy machine does not blur as it does times. With --promoted
+ * it keeps only what outlived a young collection (promoted-<target>-<scenario>.*): what makes the
+ * old generation grow.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -24,12 +26,13 @@ import { BENCH_KEY, startSimulator, startTarget, type RunningTarget, type Target
 import { log, sleep } from './lib/util.ts';
 
 const { values } = parseArgs({
-  options: { scenarios: { type: 'string' }, seconds: { type: 'string' }, target: { type: 'string' }, connections: { type: 'string' }, alloc: { type: 'boolean' } },
+  options: { scenarios: { type: 'string' }, seconds: { type: 'string' }, target: { type: 'string' }, connections: { type: 'string' }, alloc: { type: 'boolean' }, promoted: { type: 'boolean' } },
 });
 const ALLOCATION_SAMPLER = fileURLToPath(new URL('./lib/allocation-sampler.ts', import.meta.url));
 const scenarioIds = values.scenarios?.split(',') ?? ['chat', 'chat-stream', 'chat>messages-stream'];
 const seconds = Number(values.seconds ?? 15);
 const targetId = (values.target ?? 'all') as TargetId;
+const keep = values.promoted === true ? 'promoted' : 'all';
 setPinning(availableParallelism() >= 2 && pinningAvailable());
 setLoadTool(wrkAvailable() ? 'wrk' : 'autocannon');
 
@@ -45,7 +48,7 @@ try {
     if (scenario === undefined) throw new Error(`unknown scenario ${id}`);
     const profileDirectory = join(directory, `.profile-${Date.now()}`);
     const safe = id.replaceAll('>', '-to-');
-    if (values.alloc === true) {
+    if (values.alloc === true || keep === 'promoted') {
       sections.push(...(await sampleAllocations(id, safe, profileDirectory)));
       rmSync(profileDirectory, { recursive: true, force: true });
       continue;
@@ -91,6 +94,7 @@ function roleOf(target: RunningTarget, pid: number): string {
 async function sampleAllocations(id: string, safe: string, profileDirectory: string): Promise<string[]> {
   mkdirSync(profileDirectory, { recursive: true });
   process.env.SWITCHYARD_BENCH_ALLOCATIONS = profileDirectory;
+  process.env.SWITCHYARD_BENCH_ALLOCATIONS_KEEP = keep;
   const target = await startTarget(targetId, simulator.url, ['--import', ALLOCATION_SAMPLER]);
   const connections = Number(values.connections ?? 50);
   let requests: number;
@@ -115,10 +119,10 @@ async function sampleAllocations(id: string, safe: string, profileDirectory: str
   for (const file of readdirSync(profileDirectory)) {
     const pid = Number(file.replace(/\.heapprofile$/, ''));
     const role = roleOf(target, pid);
-    const kept = join(directory, `allocations-${targetId}-${safe}${target.roles === undefined ? '' : `-${role.replaceAll(' ', '-')}`}.heapprofile`);
+    const kept = join(directory, `${keep === 'promoted' ? 'promoted' : 'allocations'}-${targetId}-${safe}${target.roles === undefined ? '' : `-${role.replaceAll(' ', '-')}`}.heapprofile`);
     renameSync(join(profileDirectory, file), kept);
     const summary = summariseAllocations(JSON.parse(readFileSync(kept, 'utf8')) as HeapProfile, requests);
-    const section = renderAllocations(`${targetId}${target.roles === undefined ? '' : ` (${role})`}, ${id}: allocations, ${seconds} s at c=${connections}, ${requests} requests`, summary);
+    const section = renderAllocations(`${targetId}${target.roles === undefined ? '' : ` (${role})`}, ${id}: ${keep === 'promoted' ? 'promoted objects' : 'allocations'}, ${seconds} s at c=${connections}, ${requests} requests`, summary, keep);
     writeFileSync(kept.replace(/\.heapprofile$/, '.md'), section);
     sections.push(section);
   }

@@ -53,18 +53,22 @@ export function summariseAllocations(profile: HeapProfile, requests: number, top
   };
 }
 
-export function renderAllocations(title: string, summary: AllocationSummary): string {
+/** `promoted`: a profile that kept only what outlived a young collection (allocation-sampler.ts). */
+export function renderAllocations(title: string, summary: AllocationSummary, kept: 'all' | 'promoted' = 'all'): string {
   const share = (bytes: number) => `${((bytes / summary.bytesPerRequest) * 100).toFixed(1)}%`;
+  const verb = kept === 'promoted' ? 'promoted' : 'allocated';
+  const scope =
+    kept === 'promoted' ? 'objects that outlived a young collection, freed later by a full one or not' : 'objects the collector freed included';
   return [
     `### ${title}`,
     '',
-    `Allocated per request: ${(summary.bytesPerRequest / 1024).toFixed(1)} KB (sampled every 4 KB, objects the collector freed included).`,
+    `${kept === 'promoted' ? 'Promoted' : 'Allocated'} per request: ${(summary.bytesPerRequest / 1024).toFixed(1)} KB (sampled every 4 KB, ${scope}).`,
     '',
-    '| allocated by package | bytes / request | share |',
+    `| ${verb} by package | bytes / request | share |`,
     '|---|---:|---:|',
     ...summary.byPackage.slice(0, 15).map((entry) => `| ${entry.name} | ${entry.bytes.toFixed(0)} | ${share(entry.bytes)} |`),
     '',
-    '| allocated by function | where | bytes / request | share |',
+    `| ${verb} by function | where | bytes / request | share |`,
     '|---|---|---:|---:|',
     ...summary.byFunction.map((entry) => `| \`${entry.name}\` | ${entry.where} | ${entry.bytes.toFixed(0)} | ${share(entry.bytes)} |`),
     '',
