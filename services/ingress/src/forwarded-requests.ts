@@ -1,4 +1,5 @@
 import { GatewayError } from '@switchyard/canonical';
+import { HeldItems } from '@switchyard/http-server';
 
 /**
  * The requests this ingress is relaying from a router. When a shutdown's grace period ends,
@@ -6,15 +7,14 @@ import { GatewayError } from '@switchyard/canonical';
  * silently closed stream (protocols.md §7.3).
  */
 export class ForwardedRequests {
-  readonly #controllers = new Set<AbortController>();
+  readonly #controllers = new HeldItems<AbortController>();
 
   add(controller: AbortController): () => void {
-    this.#controllers.add(controller);
-    return () => this.#controllers.delete(controller);
+    return this.#controllers.add(controller);
   }
 
   terminateAll(): void {
     const reason = new GatewayError('unavailable', 'The gateway is shutting down; the answer was ended before completion.');
-    for (const controller of [...this.#controllers]) controller.abort(reason);
+    for (const controller of this.#controllers.values()) controller.abort(reason);
   }
 }

@@ -1,15 +1,15 @@
 import type { GatewayError } from '@switchyard/canonical';
+import { HeldItems } from '@switchyard/http-server';
 
 /**
  * The streams this router is relaying. On shutdown, streams still open when the grace period
  * ends are closed with their format's error event (never cut silently, protocols.md §7.3).
  */
 export class ActiveStreams {
-  readonly #streams = new Set<(error: GatewayError) => void>();
+  readonly #streams = new HeldItems<(error: GatewayError) => void>();
 
   add(terminate: (error: GatewayError) => void): () => void {
-    this.#streams.add(terminate);
-    return () => this.#streams.delete(terminate);
+    return this.#streams.add(terminate);
   }
 
   get size(): number {
@@ -17,6 +17,6 @@ export class ActiveStreams {
   }
 
   terminateAll(error: GatewayError): void {
-    for (const terminate of [...this.#streams]) terminate(error);
+    for (const terminate of this.#streams.values()) terminate(error);
   }
 }

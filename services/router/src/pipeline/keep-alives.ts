@@ -1,3 +1,5 @@
+import { HeldItems } from '@switchyard/http-server';
+
 /** A stream the ticker watches. */
 export interface QuietStream {
   /** Set by the stream whenever it sends; cleared by the ticker when it looks. */
@@ -14,7 +16,7 @@ export interface QuietStream {
  * two periods of quiet. The timer starts with the first stream, is unref'd and stops at close().
  */
 export class KeepAlives {
-  readonly #streams = new Set<QuietStream>();
+  readonly #streams = new HeldItems<QuietStream>();
   readonly #periodMs: number;
   #timer: NodeJS.Timeout | undefined;
 
@@ -25,14 +27,14 @@ export class KeepAlives {
   /** Watches `stream` until the returned function is called. */
   add(stream: QuietStream): () => void {
     stream.sent = true;
-    this.#streams.add(stream);
+    const forget = this.#streams.add(stream);
     this.#timer ??= setInterval(() => {
-      for (const watched of this.#streams) {
+      for (const watched of this.#streams.values()) {
         if (!watched.sent) watched.keepAlive();
         watched.sent = false;
       }
     }, this.#periodMs).unref();
-    return () => this.#streams.delete(stream);
+    return forget;
   }
 
   close(): void {
