@@ -8,6 +8,7 @@ import type { RouteHandler } from '../route-request.ts';
 import { FrameWriter } from './frame-writer.ts';
 import { CANCEL, FrameReader, GOAWAY, HOP_PATH, HOP_PROTOCOL, OPEN, readOpenPayload } from './frames.ts';
 import { HopAnswer, type AnswerStream } from './hop-answer.ts';
+import { StreamTable } from './stream-table.ts';
 
 export interface AcceptHopsOptions {
   /** Serves each request that arrives on a hop. */
@@ -69,7 +70,7 @@ class ServedHop implements AnswerStream {
   readonly #socket: Socket;
   readonly #writer: FrameWriter;
   readonly #reader: FrameReader;
-  readonly #answers = new Map<number, HopAnswer>();
+  readonly #answers = new StreamTable<HopAnswer>();
   readonly #handler: RouteHandler;
   #waitingForDrain: Set<HopAnswer> | undefined;
   #draining = false;

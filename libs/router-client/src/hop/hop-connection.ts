@@ -9,6 +9,7 @@ import { markRelayed, relayHead } from '../relay-to-client.ts';
 import type { RouteRequest } from '../route-request.ts';
 import { FrameWriter } from './frame-writer.ts';
 import { CANCEL, DATA, END, FrameReader, GOAWAY, HEAD, HOP_PATH, HOP_PROTOCOL, OPEN, openPayload, type HopRequestMeta } from './frames.ts';
+import { StreamTable } from './stream-table.ts';
 
 // Required, not imported: an ESM import of node:http reads every export of it, its lazy
 // WebSocket ones too, and so loads Node's bundled undici, ~3 MB of heap that nothing here uses
@@ -42,7 +43,7 @@ export interface HopConnectionOptions {
  */
 export class HopConnection {
   readonly openedAt = Date.now();
-  readonly #streams = new Map<number, HopExchange>();
+  readonly #streams = new StreamTable<HopExchange>();
   #writer: FrameWriter | undefined;
   /** Frames given before the upgrade was answered. */
   #early: Array<[type: number, stream: number, payload: Buffer[] | undefined, length: number]> = [];
@@ -193,7 +194,7 @@ export class HopConnection {
     this.#onClosed?.();
     this.#early = [];
     this.#socket?.destroy();
-    const streams = [...this.#streams.values()];
+    const streams = this.#streams.values();
     this.#streams.clear();
     for (const exchange of streams) exchange.fail(error);
   }
