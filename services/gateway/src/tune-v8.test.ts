@@ -48,8 +48,12 @@ function peakOldSpaceWhileChurning(tune: boolean): number {
 
 describe('tuneV8', () => {
   it('should keep V8 from allocating a site that once outlived young collections in the old generation', () => {
-    // The untuned process shows the test can tell: V8 pretenures these by default.
-    expect(oldSpaceGrownByShortLivedObjects(false)).toBeGreaterThan(5_000_000);
+    // The untuned process shows the test can tell: V8 pretenures these by default. Not in every
+    // process, though (2 of 12 did not tip here, as some gateways never did under load), so it
+    // gets a few tries.
+    let untuned = 0;
+    for (let attempt = 0; attempt < 4 && untuned <= 5_000_000; attempt++) untuned = oldSpaceGrownByShortLivedObjects(false);
+    expect(untuned).toBeGreaterThan(5_000_000);
     expect(oldSpaceGrownByShortLivedObjects(true)).toBeLessThan(500_000);
   });
 
