@@ -61,7 +61,7 @@ describe('HeldItems', () => {
       for (let i = 0; i < 50; i++) releases.push(hold(make(i)));
       globalThis.gc({ type: 'major' });
       const before = old();
-      for (let i = 0; i < 20_000; i++) {
+      for (let i = 0; i < 40_000; i++) {
         releases.shift()();
         releases.push(hold(make(i)));
       }

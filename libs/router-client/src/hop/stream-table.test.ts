@@ -36,7 +36,7 @@ describe('StreamTable', () => {
       for (; next <= 50; next++) streams.set(next, make(next));
       globalThis.gc({ type: 'major' });
       const before = old();
-      for (let i = 0; i < 20_000; i++, next++) {
+      for (let i = 0; i < 40_000; i++, next++) {
         streams.delete(next - 50);
         streams.set(next, make(next));
       }
