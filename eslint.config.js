@@ -10,7 +10,7 @@ import tseslint from 'typescript-eslint';
 
 const services = ['ingress', 'router', 'catalog', 'worker', 'gateway'];
 const deepImport = {
-  group: ['@switchyard/*/*', '!@switchyard/*/redis', '!@switchyard/worker/query', '!@switchyard/providers/abortable-dispatch', '!@switchyard/usage-events/test-events'],
+  group: ['@switchyard/*/*', '!@switchyard/*/redis', '!@switchyard/worker/query', '!@switchyard/providers/abortable-dispatch', '!@switchyard/usage-events/test-events', '!@switchyard/testkit/fresh-process'],
   message: 'Import a Switchyard package through its index or a declared entry point only.',
 };
 const crossPackageRelative = {

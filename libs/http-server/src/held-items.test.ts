@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { measureInFreshProcess } from '@switchyard/testkit/fresh-process';
 import { describe, expect, it } from 'vitest';
 import { HeldItems } from './held-items.ts';
 
@@ -50,9 +50,7 @@ describe('HeldItems', () => {
    */
   function oldSpaceGrownByChurn(holder: 'set' | 'held-items'): number {
     const script = `
-      import v8 from 'node:v8';
       const { HeldItems } = await import(${JSON.stringify(new URL('./held-items.ts', import.meta.url).href)});
-      const old = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'old_space').space_used_size;
       const set = new Set();
       const items = new HeldItems();
       const hold = ${holder === 'set' ? '(item) => { set.add(item); return () => set.delete(item); }' : '(item) => items.add(item)'};
@@ -60,15 +58,14 @@ describe('HeldItems', () => {
       const releases = [];
       for (let i = 0; i < 50; i++) releases.push(hold(make(i)));
       globalThis.gc({ type: 'major' });
-      const before = old();
+      const before = oldSpaceUsed();
       for (let i = 0; i < 40_000; i++) {
         releases.shift()();
         releases.push(hold(make(i)));
       }
-      process.stdout.write(String(old() - before));
+      report(oldSpaceUsed() - before);
     `;
-    const output = execFileSync(process.execPath, ['--expose-gc', '--max-semi-space-size=1', '--input-type=module', '-e', script], { encoding: 'utf8' });
-    return Number(output);
+    return measureInFreshProcess(script, ['--expose-gc', '--max-semi-space-size=1']);
   }
 
   it('should not keep released items alive through young collections, as a Set does', () => {

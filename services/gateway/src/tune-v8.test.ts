@@ -1,5 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { measureInFreshProcess } from '@switchyard/testkit/fresh-process';
 import { describe, expect, it } from 'vitest';
+
+/** The script's first line: the tuning under test, or none. */
+const tuned = (tune: boolean): string =>
+  tune ? `const { tuneV8 } = await import(${JSON.stringify(new URL('./tune-v8.ts', import.meta.url).href)}); tuneV8();` : '';
 
 /**
  * In a fresh process: objects of one allocation site that all outlive young collections, then
@@ -8,18 +12,16 @@ import { describe, expect, it } from 'vitest';
  */
 function oldSpaceGrownByShortLivedObjects(tune: boolean): number {
   const script = `
-    import v8 from 'node:v8';
-    ${tune ? `const { tuneV8 } = await import(${JSON.stringify(new URL('./tune-v8.ts', import.meta.url).href)}); tuneV8();` : ''}
-    const old = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'old_space').space_used_size;
+    ${tuned(tune)}
     const make = (i) => ({ i, a: i + 1, b: 'x', c: null });
     const kept = [];
     for (let i = 0; i < 2_000_000; i++) kept.push(make(i));
-    const before = old();
+    const before = oldSpaceUsed();
     for (let i = 0; i < 200_000; i++) globalThis.last = make(i);
     globalThis.kept = kept;
-    process.stdout.write(String(old() - before));
+    report(oldSpaceUsed() - before);
   `;
-  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  return measureInFreshProcess(script);
 }
 
 /**
@@ -28,9 +30,7 @@ function oldSpaceGrownByShortLivedObjects(tune: boolean): number {
  */
 function peakOldSpaceWhileChurning(tune: boolean): number {
   const script = `
-    import v8 from 'node:v8';
-    ${tune ? `const { tuneV8 } = await import(${JSON.stringify(new URL('./tune-v8.ts', import.meta.url).href)}); tuneV8();` : ''}
-    const old = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'old_space').space_size;
+    ${tuned(tune)}
     const live = [];
     for (let i = 0; i < 400_000; i++) live.push({ i, s: 'x' + i });
     globalThis.live = live;
@@ -38,12 +38,12 @@ function peakOldSpaceWhileChurning(tune: boolean): number {
     let peak = 0;
     for (let i = 0; i < 6_000_000; i++) {
       ring[i % ring.length] = { i, a: [i] };
-      if ((i & 0xffff) === 0) peak = Math.max(peak, old());
+      if ((i & 0xffff) === 0) peak = Math.max(peak, oldSpaceSize());
     }
-    process.stdout.write(String(peak));
+    report(peak);
   `;
   // A heap limit as V8 gives a large host, whatever this machine's memory: its growth ceiling is then 4.
-  return Number(execFileSync(process.execPath, ['--max-semi-space-size=1', '--max-old-space-size=4096', '--input-type=module', '-e', script], { encoding: 'utf8' }));
+  return measureInFreshProcess(script, ['--max-semi-space-size=1', '--max-old-space-size=4096']);
 }
 
 describe('tuneV8', () => {

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { measureInFreshProcess } from '@switchyard/testkit/fresh-process';
 import { describe, expect, it } from 'vitest';
 import { StreamTable } from './stream-table.ts';
 
@@ -27,22 +27,20 @@ describe('StreamTable', () => {
    */
   function oldSpaceGrownByChurn(holder: 'map' | 'table'): number {
     const script = `
-      import v8 from 'node:v8';
       const { StreamTable } = await import(${JSON.stringify(new URL('./stream-table.ts', import.meta.url).href)});
-      const old = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'old_space').space_used_size;
       const streams = ${holder === 'map' ? 'new Map()' : 'new StreamTable()'};
       const make = (i) => ({ i, payload: new Array(512).fill(i) });
       let next = 1;
       for (; next <= 50; next++) streams.set(next, make(next));
       globalThis.gc({ type: 'major' });
-      const before = old();
+      const before = oldSpaceUsed();
       for (let i = 0; i < 40_000; i++, next++) {
         streams.delete(next - 50);
         streams.set(next, make(next));
       }
-      process.stdout.write(String(old() - before));
+      report(oldSpaceUsed() - before);
     `;
-    return Number(execFileSync(process.execPath, ['--expose-gc', '--max-semi-space-size=1', '--input-type=module', '-e', script], { encoding: 'utf8' }));
+    return measureInFreshProcess(script, ['--expose-gc', '--max-semi-space-size=1']);
   }
 
   it('should not keep ended streams alive through young collections, as a Map does', () => {
