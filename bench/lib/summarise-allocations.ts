@@ -53,16 +53,19 @@ export function summariseAllocations(profile: HeapProfile, requests: number, top
   };
 }
 
-/** `promoted`: a profile that kept only what outlived a young collection (allocation-sampler.ts). */
-export function renderAllocations(title: string, summary: AllocationSummary, kept: 'all' | 'promoted' = 'all'): string {
+/** How a profile is described, by what its sampler kept (allocation-sampler.ts). */
+const KEPT = {
+  all: { verb: 'allocated', scope: 'objects the collector freed included' },
+  promoted: { verb: 'promoted', scope: 'objects that outlived a young collection, freed later by a full one or not' },
+} as const;
+
+export function renderAllocations(title: string, summary: AllocationSummary, kept: keyof typeof KEPT = 'all'): string {
   const share = (bytes: number) => `${((bytes / summary.bytesPerRequest) * 100).toFixed(1)}%`;
-  const verb = kept === 'promoted' ? 'promoted' : 'allocated';
-  const scope =
-    kept === 'promoted' ? 'objects that outlived a young collection, freed later by a full one or not' : 'objects the collector freed included';
+  const { verb, scope } = KEPT[kept];
   return [
     `### ${title}`,
     '',
-    `${kept === 'promoted' ? 'Promoted' : 'Allocated'} per request: ${(summary.bytesPerRequest / 1024).toFixed(1)} KB (sampled every 4 KB, ${scope}).`,
+    `${verb[0]?.toUpperCase()}${verb.slice(1)} per request: ${(summary.bytesPerRequest / 1024).toFixed(1)} KB (sampled every 4 KB, ${scope}).`,
     '',
     `| ${verb} by package | bytes / request | share |`,
     '|---|---:|---:|',
