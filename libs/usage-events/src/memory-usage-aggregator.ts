@@ -1,7 +1,8 @@
 import { queryAggregates } from './query-aggregates.ts';
-import { planRecord, resolveRetention, type RecordPlan, type UsageRetention } from './record-plan.ts';
+import { planPeriods, resolveRetention, type UsageRetention } from './record-plan.ts';
 import type { UsageAggregator } from './usage-aggregator.ts';
 import type { UsageEvent } from './usage-event.ts';
+import { METRIC_FIELDS, totalsOf, type UsageMetric } from './usage-totals.ts';
 
 export interface MemoryUsageAggregatorOptions {
   retention?: Partial<UsageRetention>;
@@ -19,28 +20,50 @@ export interface MemoryUsageAggregatorOptions {
 
 const DEFAULT_MAX_MARKERS = 10_000;
 const SWEEP_INTERVAL_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const METRICS = Object.keys(METRIC_FIELDS) as UsageMetric[];
 
 /**
- * One aggregate hash. Its fields (`<key>:<model>:<metric>`) are kept grouped by their
- * `<key>:<model>:` prefix, so recording an event looks up its prefix once and then each metric
- * by a constant name, instead of building and hashing a field name per metric. The flat names
- * are put together only when queried.
+ * The counts of one API key and model in one aggregate hash, in METRICS order. A field exists
+ * in Redis once an increment to it was not zero; counts only grow, so here a count of zero is a
+ * field that does not exist.
+ */
+type Counters = Float64Array;
+
+/**
+ * One aggregate hash: its fields (`<key>:<model>:<metric>`) grouped by their `<key>:<model>:`
+ * prefix. The flat names are put together only when queried.
  */
 interface StoredHash {
-  groups: Map<string, Map<string, number>>;
+  groups: Map<string, Counters>;
   expiresAt: number;
 }
 
 /**
- * The aggregator for a single process (`all` without REDIS_URL): the same plan as the Redis
- * script (record-plan.ts), the same key names, the same query code, so both answer alike.
+ * Where the events of one tenant, API key and model on one UTC day are counted. Nearly every
+ * event lands where the one before it did, so this is kept, and recording an event is three
+ * lookups by ids whose string hashes V8 has already cached, instead of building and hashing
+ * the marker, hash and field names (about 3 µs an event, docs/performance.md).
+ */
+interface Place {
+  day: number;
+  dayHash: StoredHash;
+  monthHash: StoredHash;
+  dayCounters: Counters;
+  monthCounters: Counters;
+}
+
+/**
+ * The aggregator for a single process (`all` without REDIS_URL): the same periods and expiries
+ * as the Redis script (record-plan.ts), the same key names, the same query code, so both answer
+ * alike.
  */
 export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOptions = {}): UsageAggregator {
   const retention = resolveRetention(options.retention);
   const maxMarkers = options.maxMarkers ?? DEFAULT_MAX_MARKERS;
   const now = options.now ?? Date.now;
-  /** marker key → expiry. */
-  const markers = new Map<string, number>();
+  /** tenant id → request id → marker expiry. Nested rather than one map of joined names: no name is built per event. */
+  const markers = new Map<string, Map<string, number>>();
   /**
    * The markers in the order they were set, a ring of `maxMarkers`: the one overwritten is the
    * oldest, forgotten unless set again since (its expiry then differs). Not the map's own
@@ -48,50 +71,102 @@ export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOption
    * front until it is rebuilt, and finding the oldest walked past thousands of them, 8 µs an
    * event (docs/performance.md).
    */
-  const ring: Array<string | undefined> = new Array<string | undefined>(maxMarkers).fill(undefined);
+  const ringOwners: Array<Map<string, number> | undefined> = new Array<Map<string, number> | undefined>(maxMarkers).fill(undefined);
+  const ringIds: string[] = new Array<string>(maxMarkers).fill('');
   const ringExpiries = new Float64Array(maxMarkers);
   let ringNext = 0;
   const hashes = new Map<string, StoredHash>();
+  /** tenant id → key id → model → where its events of the latest day were counted. */
+  let places = new Map<string, Map<string, Map<string, Place>>>();
 
   const sweeper = setInterval(() => {
     const at = now();
     for (const [key, hash] of hashes) if (hash.expiresAt <= at) hashes.delete(key);
+    // Places only save lookups; starting over bounds them to the keys and models still in use.
+    places = new Map();
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
 
-  function mark(key: string, expiresAt: number): void {
-    const oldest = ring[ringNext];
-    if (oldest !== undefined && markers.get(oldest) === ringExpiries[ringNext]) markers.delete(oldest);
-    markers.set(key, expiresAt);
-    ring[ringNext] = key;
+  function markersOf(tenantId: string): Map<string, number> {
+    let owned = markers.get(tenantId);
+    if (owned === undefined) {
+      owned = new Map();
+      markers.set(tenantId, owned);
+    }
+    return owned;
+  }
+
+  function mark(owner: Map<string, number>, requestId: string, expiresAt: number): void {
+    const oldest = ringOwners[ringNext];
+    const oldestId = ringIds[ringNext] as string;
+    if (oldest !== undefined && oldest.get(oldestId) === ringExpiries[ringNext]) oldest.delete(oldestId);
+    owner.set(requestId, expiresAt);
+    ringOwners[ringNext] = owner;
+    ringIds[ringNext] = requestId;
     ringExpiries[ringNext] = expiresAt;
     ringNext = (ringNext + 1) % maxMarkers;
   }
 
-  function add(key: string, expiresAt: number, prefix: string, increments: RecordPlan['increments'], at: number): void {
+  /** The live hash under `key`, a new one when there is none or it expired. */
+  function liveHash(key: string, expiresAt: number, at: number): StoredHash {
     let hash = hashes.get(key);
     if (hash === undefined || hash.expiresAt <= at) {
       hash = { groups: new Map(), expiresAt };
       hashes.set(key, hash);
     }
     hash.expiresAt = expiresAt;
-    let group = hash.groups.get(prefix);
-    if (group === undefined) {
-      group = new Map();
-      hash.groups.set(prefix, group);
+    return hash;
+  }
+
+  function countersIn(hash: StoredHash, prefix: string): Counters {
+    let counters = hash.groups.get(prefix);
+    if (counters === undefined) {
+      counters = new Float64Array(METRICS.length);
+      hash.groups.set(prefix, counters);
     }
-    for (const [metric, amount] of increments) group.set(metric, (group.get(metric) ?? 0) + amount);
+    return counters;
+  }
+
+  /**
+   * The place of the event's tenant, key, model and day. A kept place is current while its
+   * hashes live: a live hash is never replaced nor swept, so it is the one under its name.
+   */
+  function placeOf(event: UsageEvent, at: number): Place {
+    let ofTenant = places.get(event.tenantId);
+    if (ofTenant === undefined) {
+      ofTenant = new Map();
+      places.set(event.tenantId, ofTenant);
+    }
+    let ofKey = ofTenant.get(event.keyId);
+    if (ofKey === undefined) {
+      ofKey = new Map();
+      ofTenant.set(event.keyId, ofKey);
+    }
+    const day = Math.floor(event.occurredAt / DAY_MS);
+    const kept = ofKey.get(event.model);
+    if (kept !== undefined && kept.day === day && kept.dayHash.expiresAt > at && kept.monthHash.expiresAt > at) return kept;
+    const plan = planPeriods(event, retention);
+    const dayHash = liveHash(plan.dayKey, plan.dayExpiresAt, at);
+    const monthHash = liveHash(plan.monthKey, plan.monthExpiresAt, at);
+    const place = { day, dayHash, monthHash, dayCounters: countersIn(dayHash, plan.fieldPrefix), monthCounters: countersIn(monthHash, plan.fieldPrefix) };
+    ofKey.set(event.model, place);
+    return place;
   }
 
   return {
     async record(event: UsageEvent): Promise<boolean> {
-      const plan = planRecord(event, retention);
       const at = now();
-      const seenUntil = markers.get(plan.markerKey);
+      const owner = markersOf(event.tenantId);
+      const seenUntil = owner.get(event.requestId);
       if (seenUntil !== undefined && seenUntil > at) return false;
-      mark(plan.markerKey, at + retention.markerTtlMs);
-      add(plan.dayKey, plan.dayExpiresAt, plan.fieldPrefix, plan.increments, at);
-      add(plan.monthKey, plan.monthExpiresAt, plan.fieldPrefix, plan.increments, at);
+      mark(owner, event.requestId, at + retention.markerTtlMs);
+      const place = placeOf(event, at);
+      const totals = totalsOf(event);
+      for (let index = 0; index < METRICS.length; index++) {
+        const amount = totals[METRICS[index] as UsageMetric];
+        place.dayCounters[index] = (place.dayCounters[index] as number) + amount;
+        place.monthCounters[index] = (place.monthCounters[index] as number) + amount;
+      }
       return true;
     },
 
@@ -102,7 +177,11 @@ export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOption
           const hash = hashes.get(key);
           const fields: Record<string, number> = {};
           if (hash === undefined || hash.expiresAt <= at) return fields;
-          for (const [prefix, group] of hash.groups) for (const [metric, count] of group) fields[prefix + metric] = count;
+          for (const [prefix, counters] of hash.groups) {
+            counters.forEach((count, index) => {
+              if (count !== 0) fields[prefix + METRIC_FIELDS[METRICS[index] as UsageMetric]] = count;
+            });
+          }
           return fields;
         });
       }, query),

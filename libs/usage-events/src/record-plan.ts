@@ -1,7 +1,6 @@
-import { aggregateFieldPrefix, aggregateKey, requestMarkerKey } from './keys.ts';
+import { aggregateFieldPrefix, aggregateKey } from './keys.ts';
 import type { UsageEvent } from './usage-event.ts';
 import { dayEndMs, monthStartAfter, utcDay, utcMonth } from './usage-periods.ts';
-import { incrementsOf } from './usage-totals.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -42,12 +41,6 @@ export interface PeriodPlan {
   fieldPrefix: string;
 }
 
-/** What recording one event writes in the memory aggregator. */
-export interface RecordPlan extends PeriodPlan {
-  markerKey: string;
-  increments: [field: string, amount: number][];
-}
-
 export function planPeriods(event: UsageEvent, retention: UsageRetention): PeriodPlan {
   return {
     dayKey: aggregateKey(event.tenantId, 'day', utcDay(event.occurredAt)),
@@ -55,13 +48,5 @@ export function planPeriods(event: UsageEvent, retention: UsageRetention): Perio
     dayExpiresAt: dayEndMs(event.occurredAt) + retention.days * DAY_MS,
     monthExpiresAt: monthStartAfter(event.occurredAt, 1 + retention.months),
     fieldPrefix: aggregateFieldPrefix(event.keyId, event.model),
-  };
-}
-
-export function planRecord(event: UsageEvent, retention: UsageRetention): RecordPlan {
-  return {
-    markerKey: requestMarkerKey(event.tenantId, event.requestId),
-    ...planPeriods(event, retention),
-    increments: incrementsOf(event),
   };
 }

@@ -56,11 +56,3 @@ export function totalsOf(event: UsageEvent): UsageTotals {
     costMicros: event.costMicros ?? 0,
   };
 }
-
-/** The non-zero increments of an event as [stored field name, amount] pairs: zeros create no hash fields. */
-export function incrementsOf(event: UsageEvent): [field: string, amount: number][] {
-  const totals = totalsOf(event);
-  return (Object.keys(METRIC_FIELDS) as UsageMetric[])
-    .filter((metric) => totals[metric] !== 0)
-    .map((metric) => [METRIC_FIELDS[metric], totals[metric]]);
-}
