@@ -1,4 +1,4 @@
-import { TARGET_TITLES, type TargetId } from './targets.ts';
+import { SWITCHYARD_MALLOC, TARGET_TITLES, type TargetId } from './targets.ts';
 import type { BenchReport, Cell } from './types.ts';
 import { SCENARIOS } from './scenarios.ts';
 import { medianRssMb } from './util.ts';
@@ -174,7 +174,7 @@ export function renderMarkdown(report: BenchReport): string {
   );
   lines.push(
     'Ratios are within this run. "added" = target minus simulator direct for the same scenario (lone request, one keep-alive connection).',
-    'Switchyard processes (and the simulator) run as the image runs them: types stripped at build time by scripts/strip-types.mjs, with the image\'s NODE_OPTIONS and MALLOC_ARENA_MAX. The null proxy, the stack floor and Portkey run with Node\'s defaults.',
+    `Switchyard processes (and the simulator) run as the image runs them: types stripped at build time by scripts/strip-types.mjs, with the image's NODE_OPTIONS; Switchyard's malloc: ${SWITCHYARD_MALLOC}. The null proxy, the stack floor and Portkey run with Node's defaults.`,
     '"CPU-cost capacity" compares CPU seconds per request of the target processes (the inverse is the rate one fully busy core would sustain); "CPU util" below 0.9 means the target was not the bottleneck (the load core or other work on the machine was), so its req/s understates it.',
     '',
     '## Summary: switchyard all against the others',

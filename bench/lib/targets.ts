@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { machine } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { imageTree } from './image-tree.ts';
@@ -68,19 +69,32 @@ tenants:
 }
 
 /**
- * Switchyard runs with the process settings its image sets (`NODE_OPTIONS`, `MALLOC_ARENA_MAX`),
- * read from the recipe so the two cannot drift.
+ * Switchyard runs with the process settings its image sets (`NODE_OPTIONS`, and jemalloc as its
+ * malloc through `LD_PRELOAD`), read from the recipe so the two cannot drift. The image links
+ * its jemalloc to an architecture-independent path; here the link's target is used, on this
+ * machine, when libjemalloc2 is installed (`apt-get install libjemalloc2`), and the report says
+ * which malloc ran.
  */
-function imageEnv(): Record<string, string> {
+function imageEnv(): { env: Record<string, string>; malloc: string } {
   const recipe = readFileSync(join(ROOT, 'deploy/Dockerfile'), 'utf8');
-  const env: Record<string, string> = {};
-  for (const name of ['NODE_OPTIONS', 'MALLOC_ARENA_MAX']) {
+  const setting = (name: string): string => {
     const value = new RegExp(`\\b${name}=(\\S+)`).exec(recipe)?.[1];
     if (value === undefined) throw new Error(`deploy/Dockerfile sets no ${name}`);
-    env[name] = value;
-  }
-  return env;
+    return value;
+  };
+  const env: Record<string, string> = { NODE_OPTIONS: setting('NODE_OPTIONS') };
+  const preload = setting('LD_PRELOAD');
+  const link = [...recipe.matchAll(/ln -s ((?:[^\s$]|\$\(uname -m\))+) (\S+)/g)].find((match) => match[2] === preload);
+  if (link === undefined) throw new Error(`deploy/Dockerfile makes no link at ${preload}, its LD_PRELOAD`);
+  const here = (link[1] ?? '').replace('$(uname -m)', machine());
+  if (!existsSync(here)) return { env, malloc: `glibc's malloc: the image preloads jemalloc, which is not installed here (${here} is missing)` };
+  env.LD_PRELOAD = here;
+  return { env, malloc: `jemalloc (LD_PRELOAD=${here}), as the image` };
 }
+
+const IMAGE = imageEnv();
+/** Which malloc the Switchyard processes ran on, for the report. */
+export const SWITCHYARD_MALLOC = IMAGE.malloc;
 
 /**
  * Set explicitly (it is the gateway's default) so that the runner knows when a target that
@@ -89,7 +103,7 @@ function imageEnv(): Record<string, string> {
 export const IDLE_TRIM_AFTER_MS = 300_000;
 
 const SIMULATOR_ENV = { LOG_LEVEL: 'info', SWITCHYARD_SHUTDOWN_GRACE_MS: '2000', NODE_ENV: 'production' };
-const SWITCHYARD_ENV = { ...SIMULATOR_ENV, ...imageEnv(), SWITCHYARD_IDLE_TRIM_AFTER_MS: String(IDLE_TRIM_AFTER_MS) };
+const SWITCHYARD_ENV = { ...SIMULATOR_ENV, ...IMAGE.env, SWITCHYARD_IDLE_TRIM_AFTER_MS: String(IDLE_TRIM_AFTER_MS) };
 
 async function switchyard(
   target: string,
