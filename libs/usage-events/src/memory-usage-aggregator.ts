@@ -53,6 +53,20 @@ interface Place {
   monthCounters: Counters;
 }
 
+/** The value under `key`, made by `create` and kept on first use. */
+function kept<K, V>(map: Map<K, V>, key: K, create: () => NoInfer<V>): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = create();
+    map.set(key, value);
+  }
+  return value;
+}
+
+// Factories rather than closures at the call sites: nothing is allocated when the value exists.
+const newMap = <K, V>(): Map<K, V> => new Map<K, V>();
+const newCounters = (): Counters => new Float64Array(METRICS.length);
+
 /**
  * The aggregator for a single process (`all` without REDIS_URL): the same periods and expiries
  * as the Redis script (record-plan.ts), the same key names, the same query code, so both answer
@@ -87,15 +101,6 @@ export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOption
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
 
-  function markersOf(tenantId: string): Map<string, number> {
-    let owned = markers.get(tenantId);
-    if (owned === undefined) {
-      owned = new Map();
-      markers.set(tenantId, owned);
-    }
-    return owned;
-  }
-
   function mark(owner: Map<string, number>, requestId: string, expiresAt: number): void {
     const oldest = ringOwners[ringNext];
     const oldestId = ringIds[ringNext] as string;
@@ -118,37 +123,19 @@ export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOption
     return hash;
   }
 
-  function countersIn(hash: StoredHash, prefix: string): Counters {
-    let counters = hash.groups.get(prefix);
-    if (counters === undefined) {
-      counters = new Float64Array(METRICS.length);
-      hash.groups.set(prefix, counters);
-    }
-    return counters;
-  }
-
   /**
    * The place of the event's tenant, key, model and day. A kept place is current while its
    * hashes live: a live hash is never replaced nor swept, so it is the one under its name.
    */
   function placeOf(event: UsageEvent, at: number): Place {
-    let ofTenant = places.get(event.tenantId);
-    if (ofTenant === undefined) {
-      ofTenant = new Map();
-      places.set(event.tenantId, ofTenant);
-    }
-    let ofKey = ofTenant.get(event.keyId);
-    if (ofKey === undefined) {
-      ofKey = new Map();
-      ofTenant.set(event.keyId, ofKey);
-    }
+    const ofKey = kept(kept(places, event.tenantId, newMap), event.keyId, newMap);
     const day = Math.floor(event.occurredAt / DAY_MS);
-    const kept = ofKey.get(event.model);
-    if (kept !== undefined && kept.day === day && kept.dayHash.expiresAt > at && kept.monthHash.expiresAt > at) return kept;
+    const last = ofKey.get(event.model);
+    if (last !== undefined && last.day === day && last.dayHash.expiresAt > at && last.monthHash.expiresAt > at) return last;
     const plan = planPeriods(event, retention);
     const dayHash = liveHash(plan.dayKey, plan.dayExpiresAt, at);
     const monthHash = liveHash(plan.monthKey, plan.monthExpiresAt, at);
-    const place = { day, dayHash, monthHash, dayCounters: countersIn(dayHash, plan.fieldPrefix), monthCounters: countersIn(monthHash, plan.fieldPrefix) };
+    const place = { day, dayHash, monthHash, dayCounters: kept(dayHash.groups, plan.fieldPrefix, newCounters), monthCounters: kept(monthHash.groups, plan.fieldPrefix, newCounters) };
     ofKey.set(event.model, place);
     return place;
   }
@@ -156,7 +143,7 @@ export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOption
   return {
     async record(event: UsageEvent): Promise<boolean> {
       const at = now();
-      const owner = markersOf(event.tenantId);
+      const owner = kept(markers, event.tenantId, newMap);
       const seenUntil = owner.get(event.requestId);
       if (seenUntil !== undefined && seenUntil > at) return false;
       mark(owner, event.requestId, at + retention.markerTtlMs);
