@@ -52,59 +52,53 @@ interface Refusal {
  * concurrency, daily, monthly).
  */
 export function decideAdmission(scopes: [ScopeInput, ScopeInput], cost: number, periods: BudgetPeriods, now: number): AdmissionDecision {
+  // Loops and a pure `longer` rather than forEach callbacks and a closure: this runs on every
+  // admission of the in-memory limiter, and each of those was an allocation per request.
   let refusal: Refusal | undefined;
-  const consider = (candidate: Refusal): void => {
-    if (
-      refusal === undefined ||
-      (candidate.exceedsLimit && !refusal.exceedsLimit) ||
-      (!candidate.exceedsLimit && !refusal.exceedsLimit && candidate.retryAfterMs > refusal.retryAfterMs)
-    ) {
-      refusal = candidate;
-    }
-  };
-
   const charges: [ScopeCharge, ScopeCharge] = [{ takeSlot: false }, { takeSlot: false }];
 
-  scopes.forEach(({ scope, limits, state }, index) => {
+  for (let index = 0; index < 2; index++) {
+    const { scope, limits, state } = scopes[index] as ScopeInput;
     const charge = charges[index] as ScopeCharge;
     if (limits.rpm !== undefined) {
       const wait = waitForRoom(state.requests, limits.rpm, 1, now);
-      if (wait !== 0) consider(waited('requests', scope, wait));
+      if (wait !== 0) refusal = longer(refusal, waited('requests', scope, wait));
       charge.requests = 1;
     }
     if (limits.tpm !== undefined) {
       const wait = waitForRoom(state.tokens, limits.tpm, cost, now);
-      if (wait !== 0) consider(waited('tokens', scope, wait));
+      if (wait !== 0) refusal = longer(refusal, waited('tokens', scope, wait));
       // A free request charges no slot: a window only ever holds slots of more than 0 units.
       if (cost > 0) charge.tokens = cost;
     }
     if (limits.concurrency !== undefined) {
       charge.takeSlot = true;
       if (!state.holdsSlot && limits.concurrency === 0) {
-        consider({ limit: 'concurrency', scope, exceedsLimit: true, retryAfterMs: 0 });
+        refusal = longer(refusal, { limit: 'concurrency', scope, exceedsLimit: true, retryAfterMs: 0 });
       } else if (!state.holdsSlot && state.slotsInUse >= limits.concurrency) {
-        consider({ limit: 'concurrency', scope, exceedsLimit: false, retryAfterMs: CONCURRENCY_RETRY_AFTER_MS });
+        refusal = longer(refusal, { limit: 'concurrency', scope, exceedsLimit: false, retryAfterMs: CONCURRENCY_RETRY_AFTER_MS });
       }
     }
     if (limits.dailyTokens !== undefined || limits.monthlyTokens !== undefined) {
       if (limits.dailyTokens !== undefined) {
         const decision = admitToBudget(state.budget.dayUsed, limits.dailyTokens, cost, periods.msUntilNextDay);
-        if (!decision.allowed) consider(refused('budget', scope, decision));
+        if (!decision.allowed) refusal = longer(refusal, refused('budget', scope, decision));
       }
       if (limits.monthlyTokens !== undefined) {
         const decision = admitToBudget(state.budget.monthUsed, limits.monthlyTokens, cost, periods.msUntilNextMonth);
-        if (!decision.allowed) consider(refused('budget', scope, decision));
+        if (!decision.allowed) refusal = longer(refusal, refused('budget', scope, decision));
       }
       charge.budget = { dayUsed: state.budget.dayUsed + cost, monthUsed: state.budget.monthUsed + cost };
     }
-  });
+  }
 
   // The headers describe the windows as they now are: charged if admitted, untouched if refused.
   const admitted = refusal === undefined;
   const slot = slotOf(now);
   let requests: WindowState | undefined;
   let tokens: WindowState | undefined;
-  scopes.forEach(({ limits, state }, index) => {
+  for (let index = 0; index < 2; index++) {
+    const { limits, state } = scopes[index] as ScopeInput;
     const charge = charges[index] as ScopeCharge;
     if (limits.rpm !== undefined) {
       requests = tighter(requests, windowAfter(state.requests, limits.rpm, admitted ? (charge.requests ?? 0) : 0, slot, now));
@@ -112,22 +106,27 @@ export function decideAdmission(scopes: [ScopeInput, ScopeInput], cost: number, 
     if (limits.tpm !== undefined) {
       tokens = tighter(tokens, windowAfter(state.tokens, limits.tpm, admitted ? (charge.tokens ?? 0) : 0, slot, now));
     }
-  });
-  const windows = { ...(requests && { requests }), ...(tokens && { tokens }) };
-
-  if (refusal !== undefined) {
-    return {
-      result: {
-        allowed: false,
-        limit: refusal.limit,
-        scope: refusal.scope,
-        retryAfterMs: refusal.retryAfterMs,
-        ...(refusal.exceedsLimit && { exceedsLimit: true }),
-        ...windows,
-      },
-    };
   }
-  return { result: { allowed: true, retryAfterMs: 0, ...windows }, charges };
+
+  const result: Omit<AdmissionResult, 'degraded'> =
+    refusal === undefined
+      ? { allowed: true, retryAfterMs: 0 }
+      : { allowed: false, limit: refusal.limit, scope: refusal.scope, retryAfterMs: refusal.retryAfterMs };
+  if (refusal?.exceedsLimit === true) result.exceedsLimit = true;
+  if (requests !== undefined) result.requests = requests;
+  if (tokens !== undefined) result.tokens = tokens;
+  return refusal === undefined ? { result, charges } : { result };
+}
+
+/**
+ * The refusal to report of two: a limit the request can never fit first, then the longer wait,
+ * the earlier check on a tie.
+ */
+function longer(current: Refusal | undefined, candidate: Refusal): Refusal {
+  if (current === undefined) return candidate;
+  if (candidate.exceedsLimit && !current.exceedsLimit) return candidate;
+  if (!candidate.exceedsLimit && !current.exceedsLimit && candidate.retryAfterMs > current.retryAfterMs) return candidate;
+  return current;
 }
 
 function refused(limit: RefusedLimit, scope: LimitScope, decision: { exceedsLimit: boolean; retryAfterMs: number }): Refusal {

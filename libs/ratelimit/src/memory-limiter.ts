@@ -1,6 +1,6 @@
 import { budgetPeriods, budgetTtlMs, chargeUsage, currentUsage, type BudgetPeriods, type BudgetUsage, type StoredBudget } from './budget-period.ts';
 import { DEFAULT_LEASE_MS, PERIOD_MS } from './constants.ts';
-import { decideAdmission, type ScopeInput } from './decide-admission.ts';
+import { decideAdmission, type ScopeCharge, type ScopeInput } from './decide-admission.ts';
 import { keyScopeKeys, tenantScopeKeys, type ScopeKeys } from './keys.ts';
 import type { AdmissionRequest, AdmissionResult, Limiter, LimitScope, LimitSet, ReconcileRequest, ReleaseRequest } from './limiter.ts';
 import { chargeWindow, currentWindow, refundWindow, slotOf, WINDOW_TTL_MS, type SlotWindow } from './sliding-window.ts';
@@ -124,8 +124,9 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
         readScope('tenant', request.tenantLimits, scopeKeys[0], request.requestId, periods, at),
         readScope('key', request.keyLimits, scopeKeys[1], request.requestId, periods, at),
       ];
-      const decision = decideAdmission(inputs, cost, periods, at);
-      decision.charges?.forEach((charge, index) => {
+      const { result, charges } = decideAdmission(inputs, cost, periods, at);
+      for (let index = 0; charges !== undefined && index < 2; index++) {
+        const charge = charges[index] as ScopeCharge;
         const keys = scopeKeys[index] as ScopeKeys;
         // The windows read for the decision are the stored ones, already current.
         const { state } = inputs[index] as ScopeInput;
@@ -137,8 +138,12 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
           leases.set(keys.concurrency, held);
         }
         if (charge.budget !== undefined) writeBudget(keys.budget, charge.budget, periods, at);
-      });
-      return decision.result.allowed ? { ...decision.result, admittedAt: at, degraded: false } : { ...decision.result, degraded: false };
+      }
+      // The decision's result is made for this call: completed in place rather than copied.
+      const admission = result as AdmissionResult;
+      if (admission.allowed) admission.admittedAt = at;
+      admission.degraded = false;
+      return admission;
     },
 
     async release(request: ReleaseRequest): Promise<void> {
