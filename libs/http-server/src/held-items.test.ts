@@ -1,4 +1,4 @@
-import { measureInFreshProcess } from '@switchyard/testkit/fresh-process';
+import { peakOldSpaceGrowthOfChurn } from '@switchyard/testkit/fresh-process';
 import { describe, expect, it } from 'vitest';
 import { HeldItems } from './held-items.ts';
 
@@ -49,27 +49,18 @@ describe('HeldItems', () => {
    * generation. Old-space growth is what the young collector promoted.
    */
   function oldSpaceGrownByChurn(holder: 'set' | 'held-items'): number {
-    const script = `
-      const { HeldItems } = await import(${JSON.stringify(new URL('./held-items.ts', import.meta.url).href)});
-      const set = new Set();
-      const items = new HeldItems();
-      const hold = ${holder === 'set' ? '(item) => { set.add(item); return () => set.delete(item); }' : '(item) => items.add(item)'};
-      const make = (i) => ({ i, payload: new Array(512).fill(i) });
-      const releases = [];
-      for (let i = 0; i < 50; i++) releases.push(hold(make(i)));
-      globalThis.gc({ type: 'major' });
-      const before = oldSpaceUsed();
-      // The peak, sampled as it goes: a full collection V8 starts on its own during the churn
-      // frees what the chain had promoted, and the end alone then read as little as 5 MB.
-      let peak = 0;
-      for (let i = 0; i < 40_000; i++) {
-        releases.shift()();
-        releases.push(hold(make(i)));
-        if (i % 500 === 0) peak = Math.max(peak, oldSpaceUsed() - before);
-      }
-      report(Math.max(peak, oldSpaceUsed() - before));
-    `;
-    return measureInFreshProcess(script, ['--expose-gc', '--max-semi-space-size=1']);
+    return peakOldSpaceGrowthOfChurn(
+      `
+        const { HeldItems } = await import(${JSON.stringify(new URL('./held-items.ts', import.meta.url).href)});
+        const set = new Set();
+        const items = new HeldItems();
+        const hold = ${holder === 'set' ? '(item) => { set.add(item); return () => set.delete(item); }' : '(item) => items.add(item)'};
+        const make = (i) => ({ i, payload: new Array(512).fill(i) });
+        const releases = [];
+        for (let i = 0; i < 50; i++) releases.push(hold(make(i)));
+      `,
+      'releases.shift()(); releases.push(hold(make(i)));',
+    );
   }
 
   it('should not keep released items alive through young collections, as a Set does', () => {

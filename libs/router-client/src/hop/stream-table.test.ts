@@ -1,4 +1,4 @@
-import { measureInFreshProcess } from '@switchyard/testkit/fresh-process';
+import { peakOldSpaceGrowthOfChurn } from '@switchyard/testkit/fresh-process';
 import { describe, expect, it } from 'vitest';
 import { StreamTable } from './stream-table.ts';
 
@@ -26,25 +26,16 @@ describe('StreamTable', () => {
    * collector promoted.
    */
   function oldSpaceGrownByChurn(holder: 'map' | 'table'): number {
-    const script = `
-      const { StreamTable } = await import(${JSON.stringify(new URL('./stream-table.ts', import.meta.url).href)});
-      const streams = ${holder === 'map' ? 'new Map()' : 'new StreamTable()'};
-      const make = (i) => ({ i, payload: new Array(512).fill(i) });
-      let next = 1;
-      for (; next <= 50; next++) streams.set(next, make(next));
-      globalThis.gc({ type: 'major' });
-      const before = oldSpaceUsed();
-      // The peak, sampled as it goes: a full collection V8 starts on its own during the churn
-      // frees what the chain had promoted, and the end alone then read as little as 5 MB.
-      let peak = 0;
-      for (let i = 0; i < 40_000; i++, next++) {
-        streams.delete(next - 50);
-        streams.set(next, make(next));
-        if (i % 500 === 0) peak = Math.max(peak, oldSpaceUsed() - before);
-      }
-      report(Math.max(peak, oldSpaceUsed() - before));
-    `;
-    return measureInFreshProcess(script, ['--expose-gc', '--max-semi-space-size=1']);
+    return peakOldSpaceGrowthOfChurn(
+      `
+        const { StreamTable } = await import(${JSON.stringify(new URL('./stream-table.ts', import.meta.url).href)});
+        const streams = ${holder === 'map' ? 'new Map()' : 'new StreamTable()'};
+        const make = (i) => ({ i, payload: new Array(512).fill(i) });
+        let next = 1;
+        for (; next <= 50; next++) streams.set(next, make(next));
+      `,
+      'streams.delete(next - 50); streams.set(next, make(next)); next++;',
+    );
   }
 
   it('should not keep ended streams alive through young collections, as a Map does', () => {
