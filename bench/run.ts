@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { runLoad, setLoadTool, loadTool, wrkAvailable, type LoadResult } from './lib/load.ts';
 import { machineInfo } from './lib/machine.ts';
 import { isPinning, LOAD_CPU, pinningAvailable, setPinning } from './lib/processes.ts';
-import { cpuSeconds, sampleRss, sumCpu, sumRss } from './lib/proc-stats.ts';
+import { cpuSeconds, rssBytes, sampleRss, sumCpu, sumRss } from './lib/proc-stats.ts';
 import { evaluateGoals, findCell, renderMarkdown } from './lib/report.ts';
 import { SCENARIOS, slowStreamCall, type CallContext, type HttpCall } from './lib/scenarios.ts';
 import { BENCH_KEY, DEFAULT_TARGET_IDS, IDLE_TRIM_AFTER_MS, startSimulator, startTarget, TARGET_IDS, type RunningTarget, type TargetId } from './lib/targets.ts';
@@ -404,7 +404,11 @@ async function main(): Promise<number> {
     await sleep(smoke ? 300 : 3000);
     for (const target of running) {
       const summary = report.targets.find((t) => t.target === target.id);
-      if (summary !== undefined) summary.rssAfterMb = mb(sumRss(target.pids));
+      if (summary === undefined) continue;
+      // One read per process, so that the parts make up the whole.
+      const each = target.pids.map((pid) => mb(rssBytes(pid)));
+      summary.rssAfterMb = each.reduce((total, value) => total + value, 0);
+      if (target.roles !== undefined) summary.rssAfterByRoleMb = Object.fromEntries(target.roles.map((role, index) => [role, each[index] ?? Number.NaN]));
     }
   } finally {
     await Promise.all(running.map((target) => target.stop()));

@@ -45,6 +45,8 @@ export interface TargetSummary {
   target: TargetId;
   rssIdleMb: number;
   rssAfterMb: number;
+  /** Each process's RSS after all runs, by role, where the target has several (split). */
+  rssAfterByRoleMb?: Record<string, number>;
   startError?: string;
 }
 
