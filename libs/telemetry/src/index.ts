@@ -1,4 +1,5 @@
 export * from './metrics.ts';
+export * from './access-log.ts';
 export * from './logger.ts';
 export * from './bounded-label.ts';
 export * from './ops-routes.ts';

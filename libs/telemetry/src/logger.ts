@@ -1,4 +1,4 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { BatchedLineWriter } from './batched-line-writer.ts';
 import { isTracingConfigured, traceLogFields } from './tracing.ts';
 
@@ -38,8 +38,8 @@ const DEFAULT_FLUSH_INTERVAL_MS = 1000;
  * the flush interval (1 s by default); what is buffered is written synchronously when the
  * process exits, so only a SIGKILL can lose the last second of lines.
  */
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
-  const destination = new BatchedLineWriter(1, { minBytes: BATCH_BYTES, flushIntervalMs: flushIntervalMs() });
+export function createLogger(options: { level?: string; name?: string; destination?: DestinationStream } = {}): Logger {
+  const destination = options.destination ?? new BatchedLineWriter(1, { minBytes: BATCH_BYTES, flushIntervalMs: flushIntervalMs() });
   const config: LoggerOptions = {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
     redact: { paths: REDACT, censor: '[redacted]' },

@@ -17,6 +17,7 @@ import {
   ATTR_SWITCHYARD_FORMAT,
   ATTR_SWITCHYARD_REQUEST_ID,
   ATTR_SWITCHYARD_TENANT,
+  createAccessLog,
   extractTraceContext,
   genAiProviderName,
   recordSpanError,
@@ -75,6 +76,7 @@ const DEFAULT_TIMEOUTS: UpstreamTimeouts = { headersMs: 300_000, idleMs: 300_000
 
 export function createRouter(options: RouterOptions): Router {
   const { catalog, metrics, logger, tracer } = options;
+  const writeAccessLine = createAccessLog(logger);
   const upstream = new UpstreamClient();
   const responseStore = options.responseStore ?? createMemoryResponseStore();
   const signatureStore = options.signatureStore ?? createMemorySignatureStore();
@@ -294,20 +296,17 @@ export function createRouter(options: RouterOptions): Router {
     const stream = exchange?.canonical.stream === true ? 'true' : 'false';
     const upstreamProtocol = exchange?.upstreamFormat.id ?? 'none';
     const seconds = (performance.now() - request.receivedAt) / 1000;
-    // One access line per request; pino writes asynchronously, LOG_LEVEL=warn turns it off.
-    logger.info(
-      {
-        requestId: request.identity.requestId,
-        tenant: request.identity.tenantId,
-        format,
-        model: exchange?.canonical.model,
-        upstream: exchange?.endpoint.providerId,
-        status: outcome.status,
-        stream: exchange?.canonical.stream === true,
-        durationMs: Math.round(seconds * 1000),
-      },
-      'request',
-    );
+    // One access line per request, written in batches off the event loop; LOG_LEVEL=warn turns it off.
+    writeAccessLine({
+      requestId: request.identity.requestId,
+      tenant: request.identity.tenantId,
+      format,
+      model: exchange?.canonical.model,
+      upstream: exchange?.endpoint.providerId,
+      status: outcome.status,
+      stream: exchange?.canonical.stream === true,
+      durationMs: Math.round(seconds * 1000),
+    });
     const statusClass = metrics.statusClass(outcome.status);
     metrics.requests.inc({ format, model, status_class: statusClass });
     metrics.requestDuration.observe({ format, upstream: upstreamProtocol, model, stream }, seconds);
