@@ -2,6 +2,7 @@ import { queryAggregates } from './query-aggregates.ts';
 import { planPeriods, resolveRetention, type UsageRetention } from './record-plan.ts';
 import type { UsageAggregator } from './usage-aggregator.ts';
 import type { UsageEvent } from './usage-event.ts';
+import { utcDayNumber } from './usage-periods.ts';
 import { METRIC_FIELDS, totalsOf, type UsageMetric } from './usage-totals.ts';
 
 export interface MemoryUsageAggregatorOptions {
@@ -20,7 +21,6 @@ export interface MemoryUsageAggregatorOptions {
 
 const DEFAULT_MAX_MARKERS = 10_000;
 const SWEEP_INTERVAL_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 const METRICS = Object.keys(METRIC_FIELDS) as UsageMetric[];
 
 /**
@@ -129,7 +129,7 @@ export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOption
    */
   function placeOf(event: UsageEvent, at: number): Place {
     const ofKey = kept(kept(places, event.tenantId, newMap), event.keyId, newMap);
-    const day = Math.floor(event.occurredAt / DAY_MS);
+    const day = utcDayNumber(event.occurredAt);
     const last = ofKey.get(event.model);
     if (last !== undefined && last.day === day && last.dayHash.expiresAt > at && last.monthHash.expiresAt > at) return last;
     const plan = planPeriods(event, retention);

@@ -1,8 +1,6 @@
 import { aggregateFieldPrefix, aggregateKey } from './keys.ts';
 import type { UsageEvent } from './usage-event.ts';
-import { dayEndMs, monthStartAfter, utcDay, utcMonth } from './usage-periods.ts';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, dayEndMs, monthStartAfter, utcDay, utcMonth } from './usage-periods.ts';
 
 /** At-least-once delivery retries for hours at most; a week of markers leaves a wide margin. */
 export const MIN_MARKER_TTL_MS = 7 * DAY_MS;

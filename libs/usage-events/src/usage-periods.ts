@@ -3,7 +3,7 @@
  * so every worker replica files an event under the same keys whatever its time zone.
  */
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**
@@ -15,8 +15,13 @@ let cachedDay = Number.NaN;
 let cachedDayText = '';
 let cachedMonthText = '';
 
+/** The UTC day of an instant as a number (days since the epoch): the same for every instant of that day. */
+export function utcDayNumber(epochMs: number): number {
+  return Math.floor(epochMs / DAY_MS);
+}
+
 function nameDay(epochMs: number): void {
-  const day = Math.floor(epochMs / DAY_MS);
+  const day = utcDayNumber(epochMs);
   if (day === cachedDay) return;
   const text = new Date(day * DAY_MS).toISOString();
   cachedDay = day;
