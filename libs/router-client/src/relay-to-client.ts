@@ -4,8 +4,8 @@ import type { ServerResponse } from 'node:http';
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection']);
 
 /**
- * Writes the router's status and headers to the client response, in place of any set before
- * (admission's x-ratelimit-* headers give way to the router's). An answer of known length goes
+ * Writes the router's status and headers to the client response, in place of any set or held
+ * before (admission's x-ratelimit-* headers give way to the router's). An answer of known length goes
  * out with its body in one write. So does a stream's head when its first bytes came with it;
  * otherwise it leaves a turn later, so the client sees it before the first event, as the router
  * sent it.

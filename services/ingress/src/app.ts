@@ -4,6 +4,7 @@ import type { Limiter } from '@switchyard/ratelimit';
 import type { RouteHandler } from '@switchyard/router-client';
 import { registerOpsRoutes, type Logger, type Metrics, type Tracer } from '@switchyard/telemetry';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { ClientResponse } from './client-response.ts';
 import { ForwardedRequests } from './forwarded-requests.ts';
 import { registerAdmission } from './plugins/admission.ts';
 import { registerAuthenticate } from './plugins/authenticate.ts';
@@ -41,6 +42,7 @@ export function buildIngress(options: IngressOptions): FastifyInstance {
     // While draining, a request that still arrives on an open connection is served (the drain
     // has time for it) rather than refused with fastify's own 503, which is in no client format.
     return503OnClosing: false,
+    http: { ServerResponse: ClientResponse },
   });
   registerRawBody(app);
   registerErrorHandler(app, options.logger);

@@ -2,6 +2,7 @@ import { GatewayError } from '@switchyard/canonical';
 import type { AdmissionResult, Limiter, WindowState } from '@switchyard/ratelimit';
 import type { Metrics } from '@switchyard/telemetry';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ClientResponse } from '../client-response.ts';
 
 /**
  * Input tokens guessed from the body size alone (ingress does not parse bodies): about four
@@ -42,13 +43,16 @@ export function registerAdmission(app: FastifyInstance, options: { limiter: Limi
       throw refusal(result, headers);
     }
     request.admittedAt = result.admittedAt;
-    for (const name in headers) reply.raw.setHeader(name, headers[name] as string);
+    const raw = reply.raw;
+    // Held for the answer's own head (client-response.ts); fastify's inject has a response of its own.
+    if (raw instanceof ClientResponse) raw.holdHeaders(headers);
+    else for (const name in headers) raw.setHeader(name, headers[name] as string);
     // Only a concurrency limit takes a slot at admission (decided on these same limits), so
     // only then is there one to give back: without one a release would be a store round
     // trip for nothing.
     if (principal.tenant.limits.concurrency === undefined && principal.key.limits.concurrency === undefined) return;
     // `close` comes once per response: `on` spares the wrapper `once` allocates.
-    reply.raw.on('close', () => {
+    raw.on('close', () => {
       void limiter.release(identity);
     });
   });
