@@ -33,7 +33,8 @@ export interface ScopeCharge {
 }
 
 export interface AdmissionDecision {
-  result: Omit<AdmissionResult, 'degraded'>;
+  /** The limiter's answer, made for this call (a decision on the stored state is never degraded). */
+  result: AdmissionResult;
   /** Present only when admitted: a refusal charges nothing anywhere. */
   charges?: [ScopeCharge, ScopeCharge];
 }
@@ -108,10 +109,10 @@ export function decideAdmission(scopes: [ScopeInput, ScopeInput], cost: number, 
     }
   }
 
-  const result: Omit<AdmissionResult, 'degraded'> =
+  const result: AdmissionResult =
     refusal === undefined
-      ? { allowed: true, retryAfterMs: 0 }
-      : { allowed: false, limit: refusal.limit, scope: refusal.scope, retryAfterMs: refusal.retryAfterMs };
+      ? { allowed: true, retryAfterMs: 0, degraded: false }
+      : { allowed: false, limit: refusal.limit, scope: refusal.scope, retryAfterMs: refusal.retryAfterMs, degraded: false };
   if (refusal?.exceedsLimit === true) result.exceedsLimit = true;
   if (requests !== undefined) result.requests = requests;
   if (tokens !== undefined) result.tokens = tokens;

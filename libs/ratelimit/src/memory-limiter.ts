@@ -140,10 +140,8 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
         if (charge.budget !== undefined) writeBudget(keys.budget, charge.budget, periods, at);
       }
       // The decision's result is made for this call: completed in place rather than copied.
-      const admission = result as AdmissionResult;
-      if (admission.allowed) admission.admittedAt = at;
-      admission.degraded = false;
-      return admission;
+      if (result.allowed) result.admittedAt = at;
+      return result;
     },
 
     async release(request: ReleaseRequest): Promise<void> {
