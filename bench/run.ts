@@ -1,14 +1,20 @@
 /**
  * Switchyard end-to-end benchmark (issue 8). Everything on loopback, real processes:
  *
- *   npm run bench                      full run (≈ 20–25 min on 2 cores)
+ *   npm run bench                      full run (≈ 35–40 min on 2 cores)
  *   npm run bench -- --smoke           every target and scenario, tiny durations, < 90 s, exit 1 on any error
  *   npm run bench -- --soak            10-minute soak of `switchyard all` at half peak (memory growth)
  *
  * Other flags: --runs N, --seconds S (per throughput run), --connections C, --targets a,b,
  * --scenarios x,y, --streams N, --hold S, --no-streams, --no-pin, --tool wrk|autocannon, --out DIR,
  * --heap-mb N (every Node target's old-generation limit, as a pod's memory limit sets it),
- * --soak-rates CHAT,STREAM and --soak-seconds S (a soak at fixed rates, to compare two trees).
+ * --soak-rates CHAT,STREAM and --soak-seconds S (a soak at fixed rates, to compare two trees),
+ * --instances N (processes started per target, 3; 1 in --smoke and --soak).
+ *
+ * Two processes of the same code differ by about ±5% in throughput and CPU per request, and keep
+ * that bias through every run (docs/performance.md, "The access line, and what one process per
+ * variant can show"). So each target is started --instances times, side by side, and its runs
+ * are spread over them: a cell's medians are across processes, not one process's luck.
  *
  * The simulator upstream, the load generator and Redis run on core 0; the target under test
  * (and for `direct`, a second simulator) on core 1, when taskset works and there are 2+ cores.
@@ -47,6 +53,7 @@ const { values: flags } = parseArgs({
     'heap-mb': { type: 'string' },
     'soak-rates': { type: 'string' },
     'soak-seconds': { type: 'string' },
+    instances: { type: 'string' },
   },
 });
 
@@ -54,6 +61,8 @@ const smoke = flags.smoke === true;
 const soakMode = flags.soak === true;
 const settings = {
   runs: Number(flags.runs ?? (smoke ? 1 : 3)),
+  /** Processes per target; run r of a target is measured on process r mod instances. */
+  instances: Number(flags.instances ?? (smoke || soakMode ? 1 : 3)),
   seconds: Number(flags.seconds ?? (smoke ? 1 : 8)),
   warmupSeconds: smoke ? 0 : 10,
   connections: Number(flags.connections ?? 50),
@@ -81,6 +90,8 @@ const targetNodeArgs = settings.heapMb === undefined ? [] : [`--max-old-space-si
 const targetIds = (flags.targets?.split(',') ?? (soakMode ? ['all'] : [...DEFAULT_TARGET_IDS])) as TargetId[];
 const scenarioIds = flags.scenarios?.split(',') ?? SCENARIOS.map((scenario) => scenario.id);
 for (const id of targetIds) if (!(TARGET_IDS as readonly string[]).includes(id)) throw new Error(`unknown target ${id}`);
+if (!(Number.isInteger(settings.instances) && settings.instances >= 1)) throw new Error('--instances needs a whole number ≥ 1');
+if (soakMode && settings.instances !== 1) throw new Error('a soak runs one process of its target: --instances 1');
 
 setPinning(flags['no-pin'] !== true && availableParallelism() >= 2 && pinningAvailable());
 setLoadTool(flags.tool === 'autocannon' || !wrkAvailable() ? 'autocannon' : (flags.tool as 'wrk' | undefined) ?? 'wrk');
@@ -130,6 +141,12 @@ async function checkOnce(baseUrl: string, call: HttpCall): Promise<string | unde
 const mb = (bytes: number) => bytes / 2 ** 20;
 /** Prefix of a run's per-process CPU figures (`cpuPer1k@router`). */
 const CPU_BY_ROLE = 'cpuPer1k@';
+
+/** An instance of a target, and the scenario's call it answered correctly. */
+interface Checked {
+  target: RunningTarget;
+  call: HttpCall;
+}
 
 async function measureRun(target: RunningTarget, scenarioId: string, call: HttpCall, run: number, failures: string[]): Promise<Record<string, number>> {
   const probe = JSON.parse(
@@ -326,63 +343,87 @@ async function main(): Promise<number> {
   log(`mode ${report.mode}; load ${loadTool()}; pinning ${isPinning() ? 'load+simulator+redis on cpu 0, targets on cpu 1' : 'off'}`);
   const simulator = await startSimulator();
   const context: CallContext = { key: BENCH_KEY, simulatorUrl: simulator.url };
-  const running: RunningTarget[] = [];
-  /** When each target's last load run ended (for the idle trim's wait). */
+  /** Each target's instances that started (a target none of whose instances started is left out). */
+  const running = new Map<TargetId, RunningTarget[]>();
+  const everyInstance = () => [...running.values()].flat();
+  /** When each target's last load run ended, on any of its instances (for the idle trim's wait). */
   const lastLoadAt = new Map<TargetId, number>();
   try {
     // Every target is started up front and idles while another is measured; runs are then
     // interleaved (run 1 of every target, then run 2, …) so that noise from other work on the
     // machine lands on all targets alike and the ratios stay meaningful.
     for (const id of targetIds) {
-      log(`target ${id}: starting`);
-      try {
-        const target = await startTarget(id, simulator.url, targetNodeArgs);
-        running.push(target);
-        await sleep(smoke ? 100 : 1000);
-        report.targets.push({ target: id, rssIdleMb: mb(sumRss(target.pids)), rssAfterMb: Number.NaN });
-      } catch (error) {
-        report.failures.push(`${id}: could not start: ${(error as Error).message.slice(0, 1500)}`);
-        report.targets.push({ target: id, rssIdleMb: Number.NaN, rssAfterMb: Number.NaN, startError: (error as Error).message.slice(0, 200) });
+      const instances: RunningTarget[] = [];
+      const idleMb: number[] = [];
+      let startError: string | undefined;
+      for (let instance = 1; instance <= settings.instances; instance++) {
+        log(`target ${id}: starting instance ${instance} of ${settings.instances}`);
+        try {
+          const target = await startTarget(id, simulator.url, targetNodeArgs);
+          instances.push(target);
+          await sleep(smoke ? 100 : 1000);
+          idleMb.push(mb(sumRss(target.pids)));
+        } catch (error) {
+          startError = (error as Error).message;
+          report.failures.push(`${id} instance ${instance}: could not start: ${startError.slice(0, 1500)}`);
+        }
       }
+      if (instances.length > 0) running.set(id, instances);
+      report.targets.push({
+        target: id,
+        rssIdleMb: median(idleMb),
+        rssAfterMb: Number.NaN,
+        ...(instances.length === 0 && startError !== undefined && { startError: startError.slice(0, 200) }),
+      });
     }
     if (soakMode) {
-      const target = running.find((t) => t.id === 'all') ?? running[0];
+      const [target] = running.get('all') ?? everyInstance();
       if (target === undefined) throw new Error('no target to soak');
       report.soak = await soak(target, context, report);
     } else {
       for (const scenario of SCENARIOS.filter((s) => scenarioIds.includes(s.id))) {
-        const plan: { target: RunningTarget; call: HttpCall }[] = [];
-        for (const target of running) {
-          const call = scenario.call(target.kind, context);
-          if (call === undefined) continue;
-          const problem = await checkOnce(target.url, call);
-          if (problem !== undefined) {
-            report.failures.push(`${target.id} ${scenario.id}: ${problem}\n${target.output().slice(-2000)}`);
-            log(`  ${target.id} ${scenario.id}: FAILED check: ${problem.slice(0, 200)}`);
-            continue;
+        const plan: { id: TargetId; instances: Checked[] }[] = [];
+        for (const [id, instances] of running) {
+          const checked: Checked[] = [];
+          for (const target of instances) {
+            const call = scenario.call(target.kind, context);
+            if (call === undefined) continue;
+            const problem = await checkOnce(target.url, call);
+            if (problem !== undefined) {
+              report.failures.push(`${target.id} ${scenario.id}: ${problem}\n${target.output().slice(-2000)}`);
+              log(`  ${target.id} ${scenario.id}: FAILED check: ${problem.slice(0, 200)}`);
+              continue;
+            }
+            checked.push({ target, call });
           }
-          if (settings.warmupSeconds > 0) await runLoad({ baseUrl: target.url, call, connections: settings.connections, seconds: settings.warmupSeconds });
-          plan.push({ target, call });
+          if (checked.length > 0) plan.push({ id, instances: checked });
         }
         const runs = new Map<TargetId, Record<string, number>[]>();
         for (let run = 0; run < settings.runs; run++) {
-          for (const { target, call } of plan) {
+          for (const { id, instances } of plan) {
+            const instance = run % instances.length;
+            const { target, call } = instances[instance] as Checked;
+            // Each instance is warmed up just before its first run, not all up front, so that
+            // the runs stay interleaved across targets.
+            if (run < instances.length && settings.warmupSeconds > 0) {
+              await runLoad({ baseUrl: target.url, call, connections: settings.connections, seconds: settings.warmupSeconds });
+            }
             const raw = await measureRun(target, scenario.id, call, run, report.failures);
-            lastLoadAt.set(target.id, Date.now());
-            runs.set(target.id, [...(runs.get(target.id) ?? []), raw]);
+            lastLoadAt.set(id, Date.now());
+            runs.set(id, [...(runs.get(id) ?? []), { ...raw, instance }]);
           }
         }
-        for (const { target } of plan) {
-          const cell = summarise(target.id, scenario.id, runs.get(target.id) ?? []);
+        for (const { id } of plan) {
+          const cell = summarise(id, scenario.id, runs.get(id) ?? []);
           report.cells.push(cell);
-          log(`  ${scenario.id} ${target.id}: ${cell.rps.toFixed(0)} req/s, lone p50 ${cell.loneP50Ms.toFixed(3)} ms, ttfb ${cell.ttfbP50Ms.toFixed(3)} ms, ${cell.cpuPer1k.toFixed(3)} cpu-s/1k, util ${cell.cpuUtil.toFixed(2)}, ${cell.errors} errors`);
+          log(`  ${scenario.id} ${id}: ${cell.rps.toFixed(0)} req/s, lone p50 ${cell.loneP50Ms.toFixed(3)} ms, ttfb ${cell.ttfbP50Ms.toFixed(3)} ms, ${cell.cpuPer1k.toFixed(3)} cpu-s/1k, util ${cell.cpuUtil.toFixed(2)}, ${cell.errors} errors`);
         }
       }
       if (flags['no-streams'] !== true) {
-        for (const loaded of running.filter((t) => settings.streamTargets.includes(t.id))) {
+        for (const id of [...running.keys()].filter((loaded) => settings.streamTargets.includes(loaded))) {
           // A fresh process of the same target: after the load runs a heap has grown, and it
           // shrinks while streams are held, which would hide what each stream costs.
-          const target = await startTarget(loaded.id, simulator.url, targetNodeArgs);
+          const target = await startTarget(id, simulator.url, targetNodeArgs);
           const hold = await holdStreams(target, context).finally(() => target.stop());
           if (hold === undefined) continue;
           report.streams.push(hold);
@@ -394,7 +435,7 @@ async function main(): Promise<number> {
     if (readAfterTrim) {
       // Read after every Switchyard target's idle trim ("Memory after load" in
       // docs/performance.md), which the slow streams' phase sometimes outlasted and sometimes did not.
-      const trimmed = Math.max(0, ...running.filter((t) => t.kind === 'switchyard').map((t) => (lastLoadAt.get(t.id) ?? 0) + IDLE_TRIM_AFTER_MS + TRIM_MARGIN_MS));
+      const trimmed = Math.max(0, ...everyInstance().filter((t) => t.kind === 'switchyard').map((t) => (lastLoadAt.get(t.id) ?? 0) + IDLE_TRIM_AFTER_MS + TRIM_MARGIN_MS));
       const waitMs = trimmed - Date.now();
       if (waitMs > 0) {
         log(`waiting ${(waitMs / 1000).toFixed(0)} s for the targets' idle trim before reading their memory`);
@@ -402,16 +443,21 @@ async function main(): Promise<number> {
       }
     }
     await sleep(smoke ? 300 : 3000);
-    for (const target of running) {
-      const summary = report.targets.find((t) => t.target === target.id);
+    for (const [id, instances] of running) {
+      const summary = report.targets.find((t) => t.target === id);
       if (summary === undefined) continue;
-      // One read per process, so that the parts make up the whole.
-      const each = target.pids.map((pid) => mb(rssBytes(pid)));
-      summary.rssAfterMb = each.reduce((total, value) => total + value, 0);
-      if (target.roles !== undefined) summary.rssAfterByRoleMb = Object.fromEntries(target.roles.map((role, index) => [role, each[index] ?? Number.NaN]));
+      // One read per process, so that the parts make up the whole. The instance that holds the
+      // most is reported: the conservative figure, as a pod would be sized.
+      const reads = instances.map((target) => target.pids.map((pid) => mb(rssBytes(pid))));
+      const sums = reads.map((each) => each.reduce((total, value) => total + value, 0));
+      const largest = sums.indexOf(Math.max(...sums));
+      const roles = instances[largest]?.roles;
+      summary.rssAfterMb = sums[largest] ?? Number.NaN;
+      summary.rssAfterByInstanceMb = sums;
+      if (roles !== undefined) summary.rssAfterByRoleMb = Object.fromEntries(roles.map((role, index) => [role, reads[largest]?.[index] ?? Number.NaN]));
     }
   } finally {
-    await Promise.all(running.map((target) => target.stop()));
+    await Promise.all(everyInstance().map((target) => target.stop()));
     await simulator.started.stop();
   }
   report.machine.loadAverageEnd = loadavg().map((value) => Number(value.toFixed(2)));

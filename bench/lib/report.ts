@@ -168,6 +168,16 @@ function renderHostSpread(report: BenchReport): string[] {
   ];
 }
 
+/** How many processes each target ran as, and so what its figures are medians over (absent in older results). */
+function renderInstances(report: BenchReport): string[] {
+  const count = report.settings.instances;
+  if (typeof count !== 'number') return [];
+  if (count === 1) return ["Each target ran as one process: its figures carry that process's bias (two processes of the same code differ by about ±5%)."];
+  return [
+    `Each target ran as ${count} processes started side by side, its runs spread over them (run r on process r mod ${count}), so a cell's medians are across processes. RSS idle is their median; RSS after all runs is the instance that held the most (every one's in the JSON, \`rssAfterByInstanceMb\`).`,
+  ];
+}
+
 export function renderMarkdown(report: BenchReport): string {
   const lines: string[] = [];
   const m = report.machine;
@@ -183,6 +193,7 @@ export function renderMarkdown(report: BenchReport): string {
   );
   lines.push(
     'Ratios are within this run. "added" = target minus simulator direct for the same scenario (lone request, one keep-alive connection).',
+    ...renderInstances(report),
     `Switchyard processes (and the simulator) run as the image runs them: types stripped at build time by scripts/strip-types.mjs, with the image's NODE_OPTIONS; Switchyard's malloc: ${SWITCHYARD_MALLOC}. The null proxy, the stack floor and Portkey run with Node's defaults.`,
     '"CPU-cost capacity" compares CPU seconds per request of the target processes (the inverse is the rate one fully busy core would sustain); "CPU util" below 0.9 means the target was not the bottleneck (the load core or other work on the machine was), so its req/s understates it.',
     '',

@@ -43,10 +43,14 @@ export interface StreamHold {
 
 export interface TargetSummary {
   target: TargetId;
+  /** Median over the target's instances. */
   rssIdleMb: number;
+  /** Of the instance whose processes held the most after all runs. */
   rssAfterMb: number;
-  /** Each process's RSS after all runs, by role, where the target has several (split). */
+  /** Each process's RSS after all runs, by role, where the target has several (split), in that instance. */
   rssAfterByRoleMb?: Record<string, number>;
+  /** Every instance's RSS after all runs (summed over its processes); absent in older results. */
+  rssAfterByInstanceMb?: number[];
   startError?: string;
 }
 

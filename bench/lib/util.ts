@@ -2,8 +2,24 @@ import { createServer } from 'node:net';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A port that was free a moment ago (listen on 0, read, close). */
+/**
+ * Ports handed out by this process. A port is only bound once the process it was picked for is
+ * up, and another may be picked before that (split's ingress, while its router starts; the
+ * instances of a target): none is handed out twice.
+ */
+const handedOut = new Set<number>();
+
+/** A port that was free a moment ago (listen on 0, read, close) and not handed out before. */
 export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await unusedPort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+}
+
+function unusedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

@@ -2,7 +2,9 @@
 // simulator direct, the null proxy, Switchyard all / all + Redis / split, Portkey) and every
 // scenario for a second each, plus the slow-stream hold. It guards the harness, which nothing
 // else runs, against rot: a target that no longer starts, a scenario that errors, a report that
-// no longer renders. Timing is not judged here (bench/ holds the timing goals).
+// no longer renders. Timing is not judged here (bench/ holds the timing goals). It starts two
+// processes of each target (a full run starts three), so that several instances are started,
+// checked, read and stopped, for about 8 s more than one; with one run, only the first is loaded.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,20 +15,21 @@ import { scratchDirectory } from '../e2e/support/scratch.ts';
 
 const RUN = join(import.meta.dirname, '../../bench/run.ts');
 const SWITCHYARD_TARGETS = ['all', 'all-redis', 'split'];
+const INSTANCES = 2;
 
 interface Report {
   mode: string;
-  settings: { targets: string[]; scenarios: string[]; streams: number; streamTargets: string[] };
+  settings: { instances: number; targets: string[]; scenarios: string[]; streams: number; streamTargets: string[] };
   cells: { target: string; scenario: string; rps: number; errors: number; cpuPer1k: number; loneP50Ms: number; cpuPer1kByRole?: Record<string, number> }[];
   streams: { target: string; streams: number; completed: number; failed: number; stalled: number }[];
-  targets: { target: string; rssIdleMb: number; rssAfterMb: number; rssAfterByRoleMb?: Record<string, number> }[];
+  targets: { target: string; rssIdleMb: number; rssAfterMb: number; rssAfterByRoleMb?: Record<string, number>; rssAfterByInstanceMb?: number[] }[];
   failures: string[];
   goals: { goal: string; value: string; met?: boolean }[];
 }
 
 function runSmoke(out: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUN, '--smoke', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [RUN, '--smoke', '--instances', String(INSTANCES), '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -48,6 +51,7 @@ describe('bench smoke run', () => {
     expect(markdown).toBeDefined();
     const report = JSON.parse(readFileSync(join(out, json as string), 'utf8')) as Report;
     expect(report.mode).toBe('smoke');
+    expect(report.settings.instances).toBe(INSTANCES);
     expect(report.failures).toEqual([]);
 
     const cell = (target: string, scenario: string) => report.cells.find((c) => c.target === target && c.scenario === scenario);
@@ -76,6 +80,12 @@ describe('bench smoke run', () => {
       });
     }
     for (const target of report.targets) expect(target.rssAfterMb, target.target).toBeGreaterThan(0);
+    // Every instance's memory is read, and the one that held the most is reported.
+    for (const target of report.targets.filter((t) => SWITCHYARD_TARGETS.includes(t.target))) {
+      const byInstance = target.rssAfterByInstanceMb ?? [];
+      expect(byInstance, target.target).toHaveLength(INSTANCES);
+      expect(target.rssAfterMb, target.target).toBe(Math.max(...byInstance));
+    }
     // Split's memory is also read per process; the goal is judged on its largest one.
     const split = report.targets.find((target) => target.target === 'split');
     const splitRss = split?.rssAfterByRoleMb ?? {};
