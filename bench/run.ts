@@ -446,11 +446,13 @@ async function main(): Promise<number> {
     for (const [id, instances] of running) {
       const summary = report.targets.find((t) => t.target === id);
       if (summary === undefined) continue;
-      // One read per process, so that the parts make up the whole. The instance that holds the
-      // most is reported: the conservative figure, as a pod would be sized.
+      // One read per process, so that the parts make up the whole. The instance with the largest
+      // process is reported (for one-process targets, the largest whole): the conservative
+      // figure, as a pod's limit is set per process.
       const reads = instances.map((target) => target.pids.map((pid) => mb(rssBytes(pid))));
       const sums = reads.map((each) => each.reduce((total, value) => total + value, 0));
-      const largest = sums.indexOf(Math.max(...sums));
+      const peaks = reads.map((each) => Math.max(...each));
+      const largest = peaks.indexOf(Math.max(...peaks));
       const roles = instances[largest]?.roles;
       summary.rssAfterMb = sums[largest] ?? Number.NaN;
       summary.rssAfterByInstanceMb = sums;

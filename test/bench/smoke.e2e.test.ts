@@ -80,11 +80,13 @@ describe('bench smoke run', () => {
       });
     }
     for (const target of report.targets) expect(target.rssAfterMb, target.target).toBeGreaterThan(0);
-    // Every instance's memory is read, and the one that held the most is reported.
+    // Every instance's memory is read, and the one with the largest process is reported: for a
+    // one-process target, the one that held the most.
     for (const target of report.targets.filter((t) => SWITCHYARD_TARGETS.includes(t.target))) {
       const byInstance = target.rssAfterByInstanceMb ?? [];
       expect(byInstance, target.target).toHaveLength(INSTANCES);
-      expect(target.rssAfterMb, target.target).toBe(Math.max(...byInstance));
+      expect(byInstance, target.target).toContain(target.rssAfterMb);
+      if (target.rssAfterByRoleMb === undefined) expect(target.rssAfterMb, target.target).toBe(Math.max(...byInstance));
     }
     // Split's memory is also read per process; the goal is judged on its largest one.
     const split = report.targets.find((target) => target.target === 'split');
