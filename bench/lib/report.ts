@@ -174,7 +174,7 @@ function renderInstances(report: BenchReport): string[] {
   if (typeof count !== 'number') return [];
   if (count === 1) return ["Each target ran as one process: its figures carry that process's bias (two processes of the same code differ by about ±5%)."];
   return [
-    `Each target ran as ${count} processes started side by side, its runs spread over them (run r on process r mod ${count}), so a cell's medians are across processes. RSS idle is their median; RSS after all runs is the instance that held the most (every one's in the JSON, \`rssAfterByInstanceMb\`).`,
+    `Each target ran as ${count} processes started side by side, its runs spread over them (run r on process r mod ${count}), so a cell's medians are across processes. RSS idle is their median; RSS after all runs is the instance with the largest process (for one-process targets, the one that held the most; every instance's sum is in the JSON, \`rssAfterByInstanceMb\`).`,
   ];
 }
 

@@ -45,7 +45,7 @@ export interface TargetSummary {
   target: TargetId;
   /** Median over the target's instances. */
   rssIdleMb: number;
-  /** Of the instance whose processes held the most after all runs. */
+  /** Of the instance with the largest process after all runs (for one-process targets, the one that held the most). */
   rssAfterMb: number;
   /** Each process's RSS after all runs, by role, where the target has several (split), in that instance. */
   rssAfterByRoleMb?: Record<string, number>;
