@@ -5,7 +5,8 @@ import { convertContentsToCanonical, convertMessagesToGemini } from './convert-c
 import { convertGenerationConfigToCanonical, convertGenerationConfigToGemini } from './convert-generation-config.ts';
 import { convertToolsToCanonical, convertToolsToGemini } from './convert-tools.ts';
 import { mergeExtensionFields, pickUnknownFields } from './extensions.ts';
-import { generateContentRequestSchema, type GenerateContentRequest } from './schema.ts';
+import { parseGenerateContentRequest } from './is-generate-content-request.ts';
+import type { GenerateContentRequest } from './schema.ts';
 
 /**
  * Top-level fields read below. `model` appears only inside `:countTokens`'
@@ -16,7 +17,7 @@ const KNOWN_FIELDS = new Set(['contents', 'systemInstruction', 'tools', 'toolCon
 
 /** A client's `:generateContent` / `:streamGenerateContent` body → canonical; the model and streaming come from the URL. */
 export function requestToCanonical(body: unknown, context: RequestContext): CanonicalRequest {
-  const parsed = generateContentRequestSchema.safeParse(body);
+  const parsed = parseGenerateContentRequest(body);
   if (!parsed.success) throw zodErrorToGatewayError(parsed.error);
   return decodeRequest(parsed.data, context);
 }

@@ -12,14 +12,17 @@ function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
+/** The snake_case spelling of each camelCase key, beside the key: `['system_instruction', 'systemInstruction']`. */
+export function snakeCaseAliases(keys: readonly string[]): (readonly [alias: string, key: string])[] {
+  return keys.filter((key) => /[A-Z]/.test(key)).map((key) => [snakeCase(key), key] as const);
+}
+
 /**
  * A loose object whose camelCase keys may also arrive in snake_case. The renaming copies the
  * object only when an alias is present, so the common camelCase body costs a few `in` checks.
  */
 function camelObject<Shape extends z.ZodRawShape>(shape: Shape) {
-  const aliases = Object.keys(shape)
-    .filter((key) => /[A-Z]/.test(key))
-    .map((key) => [snakeCase(key), key] as const);
+  const aliases = snakeCaseAliases(Object.keys(shape));
   return z.preprocess((value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
     let renamed: Record<string, unknown> | undefined;
