@@ -87,6 +87,31 @@ export function mutatedLike(valid: fc.Arbitrary<unknown>, anyValue: fc.Arbitrary
 }
 
 /**
+ * The property every exact check is held to: for values near valid ones, whatever `exact`
+ * vouches for, `schema` accepts and returns unchanged; and it vouches for more than `atLeast`
+ * of them (else the property says nothing about the check).
+ */
+export function expectExactAsSchema(
+  values: fc.Arbitrary<unknown>,
+  exact: (value: unknown) => boolean,
+  schema: { safeParse(value: unknown): { success: boolean; data?: unknown } },
+  atLeast = 100,
+): void {
+  let accepted = 0;
+  fc.assert(
+    fc.property(values, (value) => {
+      if (!exact(value)) return;
+      accepted++;
+      const parsed = schema.safeParse(value);
+      expect(parsed.success).toBe(true);
+      expect(parsed.data).toStrictEqual(value);
+    }),
+    { numRuns: 2_000 },
+  );
+  expect(accepted).toBeGreaterThan(atLeast);
+}
+
+/**
  * A text reader that stands in for a parse, held to it: for `values` written compact and
  * pretty-printed, whatever `read` returns is what `parse` returns for the same text, and `read`
  * takes more than `atLeast` of them (else the property says nothing).
