@@ -1,4 +1,11 @@
-import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
+import type * as NodeHttp from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
+import { createRequire } from 'node:module';
+
+// Required, not imported: an ESM import of node:http reads every export of it, its lazy
+// WebSocket ones too, and so loads Node's bundled undici, ~3 MB of heap that nothing here uses
+// (docs/performance.md, "Memory at rest").
+const { ServerResponse } = createRequire(import.meta.url)('node:http') as typeof NodeHttp;
 
 /**
  * The response ingress's server hands out. Headers decided before the answer (admission's
