@@ -1,11 +1,21 @@
-import { arrayOf, between, byKey, checkedParse, either, intFrom, isBoolean, isRecordOfUnknown, isString, literal, looseObject, nullish, type Check } from '../shared/shape-checks.ts';
+import {
+  arrayOf,
+  between,
+  byKey,
+  checkedParse,
+  either,
+  isBoolean,
+  isInt,
+  isPositiveInt,
+  isRecordOfUnknown,
+  isString,
+  leftToZod,
+  literal,
+  looseObject,
+  nullish,
+  type Check,
+} from '../shared/shape-checks.ts';
 import { chatRequestSchema, type ChatRequest } from './schema.ts';
-
-/** zod's `int`, any safe integer. */
-const isInt = intFrom(Number.MIN_SAFE_INTEGER);
-const isPositiveInt = intFrom(1);
-/** For the deprecated function-calling fields: present and not null, they go to zod. */
-const leftToZod: Check = () => false;
 
 const textPart = looseObject({ type: literal('text'), text: isString });
 const textContent = either(isString, arrayOf(textPart));
@@ -80,6 +90,7 @@ const OPTIONAL_FIELDS: Record<string, Check> = {
   tools: nullish(arrayOf(functionTool)),
   tool_choice: nullish(toolChoice),
   parallel_tool_calls: nullish(isBoolean),
+  // The deprecated function-calling fields: present and not null, they go to zod.
   functions: nullish(leftToZod),
   function_call: nullish(leftToZod),
   response_format: nullish(responseFormat),

@@ -1,4 +1,20 @@
-import { arrayOf, between, checkedParse, intFrom, isBoolean, isRecordOfUnknown, isString, literal, looseObject, nullish, type Check } from '../shared/shape-checks.ts';
+import {
+  arrayOf,
+  atLeast,
+  between,
+  checkedParse,
+  isBoolean,
+  isFiniteNumber,
+  isInt,
+  isPositiveInt,
+  isRecordOfUnknown,
+  isString,
+  leftToZod,
+  literal,
+  looseObject,
+  nullish,
+  type Check,
+} from '../shared/shape-checks.ts';
 import { generateContentRequestSchema, snakeCaseAliases, type GenerateContentRequest } from './schema.ts';
 
 /**
@@ -19,18 +35,8 @@ function camelObject(required: Record<string, Check>, optional: Record<string, C
   };
 }
 
-/** zod's `number` refuses NaN and the infinities. */
-const isFiniteNumber: Check = (value) => Number.isFinite(value);
-const atLeast =
-  (min: number): Check =>
-  (value) =>
-    isFiniteNumber(value) && (value as number) >= min;
-/** zod's `int`, any safe integer. */
-const isInt = intFrom(Number.MIN_SAFE_INTEGER);
-const isPositiveInt = intFrom(1);
 const isName: Check = (value) => typeof value === 'string' && value.length > 0;
 const strings = arrayOf(isString);
-const leftToZod: Check = () => false;
 
 const functionCall = camelObject({ name: isString }, { id: nullish(isString), args: nullish(isRecordOfUnknown) });
 

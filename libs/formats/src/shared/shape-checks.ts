@@ -80,6 +80,18 @@ export const intFrom =
   (value) =>
     Number.isSafeInteger(value) && (value as number) >= min;
 
+/** zod's `int`, any safe integer. */
+export const isInt = intFrom(Number.MIN_SAFE_INTEGER);
+export const isPositiveInt = intFrom(1);
+/** zod's `number`, which refuses NaN and the infinities. */
+export const isFiniteNumber: Check = (value) => Number.isFinite(value);
+export const atLeast =
+  (min: number): Check =>
+  (value) =>
+    isFiniteNumber(value) && (value as number) >= min;
+/** For a field whose every present value is left to the schema: the whole value is then not vouched for. */
+export const leftToZod: Check = () => false;
+
 export const isString: Check = (value) => typeof value === 'string';
 export const isNumber: Check = (value) => typeof value === 'number';
 export const isBoolean: Check = (value) => typeof value === 'boolean';
