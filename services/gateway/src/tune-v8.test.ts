@@ -43,7 +43,10 @@ function peakOldSpaceWhileChurning(tune: boolean): number {
     report(peak);
   `;
   // A heap limit as V8 gives a large host, whatever this machine's memory: its growth ceiling is then 4.
-  return measureInFreshProcess(script, ['--max-semi-space-size=1', '--max-old-space-size=4096']);
+  // Marking on the main thread: a concurrent marker's pace follows the host's load, and so did how
+  // far the heap grew before each full collection ended (216 MB untuned in a loaded CI run, 270–319
+  // on a quiet host). On one thread the peaks repeat within 2%: 411–419 MB untuned, 166–174 tuned.
+  return measureInFreshProcess(script, ['--max-semi-space-size=1', '--max-old-space-size=4096', '--single-threaded-gc']);
 }
 
 describe('tuneV8', () => {
@@ -60,8 +63,9 @@ describe('tuneV8', () => {
   it('should keep the old generation within half again of what survives, on a host of any size', () => {
     const untuned = peakOldSpaceWhileChurning(false);
     const tuned = peakOldSpaceWhileChurning(true);
-    // Untuned, V8 lets it reach about four times the live 60 MB (255–266 MB measured).
-    expect(untuned).toBeGreaterThan(1.5 * tuned);
-    expect(tuned).toBeLessThan(160 * 1024 * 1024);
+    // Untuned, V8 lets old space grow to four times what survived, tuned to one and a half; the
+    // peaks, which include what is allocated while a collection marks, stand 2.4 to 2.5 apart.
+    expect(untuned).toBeGreaterThan(2 * tuned);
+    expect(tuned).toBeLessThan(220 * 1024 * 1024);
   });
 });
