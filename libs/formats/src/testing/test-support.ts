@@ -70,14 +70,16 @@ export function mutatedLike(valid: fc.Arbitrary<unknown>, anyValue: fc.Arbitrary
       // The arbitraries hand out one `{}` and one `[]`, which later changes would alter.
       const value = structuredClone(shared);
       const { containers, slots } = collect(body);
-      // A body the first change emptied has no slot left; the second then only adds.
-      const [container, key] = slots[at % slots.length] ?? [undefined, ''];
       const target = containers[at % containers.length] as Container;
-      if (container === undefined && (kind === 'replace' || kind === 'delete')) continue;
-      if (kind === 'replace') (container as Record<string, unknown>)[key] = value;
-      else if (kind === 'delete' && Array.isArray(container)) container.splice(Number(key), 1);
-      else if (kind === 'delete') delete (container as Record<string, unknown>)[key];
-      else if (Array.isArray(target)) {
+      if (kind === 'replace' || kind === 'delete') {
+        const slot = slots[at % slots.length];
+        // A body the first change emptied has no slot left to change.
+        if (slot === undefined) continue;
+        const [container, key] = slot;
+        if (kind === 'replace') (container as Record<string, unknown>)[key] = value;
+        else if (Array.isArray(container)) container.splice(Number(key), 1);
+        else delete container[key as keyof Container];
+      } else if (Array.isArray(target)) {
         // JSON gives arrays elements only, and the checks do not look for anything else on them.
         if (kind === 'add') target.push(value);
       } else if (kind === 'drop prototype') Object.setPrototypeOf(target, null);
