@@ -19,4 +19,6 @@ export { decodeStagedBatch, encodeStagedBatch, readStagedEvents, stagedUsageKeys
 export { DEFAULT_RETENTION, MIN_MARKER_TTL_MS, type UsageRetention } from './record-plan.ts';
 export { computeCostMicros, priceUsageEvent, type ModelPrice, type PriceLookup } from './prices.ts';
 export { createMemoryUsageSink, type MemoryUsageSinkOptions } from './memory-usage-sink.ts';
+export { createRecordingUsageSink } from './recording-usage-sink.ts';
+export type { BufferedUsageSink, BufferedUsageSinkOptions } from './buffered-usage-sink.ts';
 export { createMemoryUsageAggregator, type MemoryUsageAggregatorOptions } from './memory-usage-aggregator.ts';

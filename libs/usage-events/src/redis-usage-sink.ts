@@ -1,221 +1,50 @@
 import { Redis } from 'ioredis';
+import { createBufferedUsageSink, withTimeout, type BufferedUsageSink, type BufferedUsageSinkOptions } from './buffered-usage-sink.ts';
 import { encodeStagedBatch, stagedUsageKeys } from './staged-usage.ts';
-import { USAGE_QUEUE_NAME, type UsageEvent } from './usage-event.ts';
-import type { UsageDropReason, UsageSink, UsageSinkCallbacks } from './usage-sink.ts';
-import { callSafely } from './call-safely.ts';
-import { parseUsageEvent } from './is-usage-event.ts';
+import { USAGE_QUEUE_NAME } from './usage-event.ts';
 
-export interface RedisUsageSinkOptions extends UsageSinkCallbacks {
+export interface RedisUsageSinkOptions extends BufferedUsageSinkOptions {
   redisUrl: string;
   queueName?: string;
-  /** Events held while the queue is unreachable; beyond it new events are dropped. Default 10,000. */
-  maxBufferedEvents?: number;
-  /** Events per staged batch, and so per round trip. Default 200. */
-  batchSize?: number;
-  /** Bound on one send; past it the send counts as failed and is retried. Default 2 s. */
-  sendTimeoutMs?: number;
-  /** How long close() keeps trying to deliver what is buffered. Default 5 s. */
-  closeTimeoutMs?: number;
 }
 
-export interface RedisUsageSink extends UsageSink {
-  /** Events accepted and not yet staged in Redis, for a gauge. */
-  readonly bufferedEvents: number;
-}
+export type RedisUsageSink = BufferedUsageSink;
 
-const SETTLED = Promise.resolve();
-const settled = (): void => {};
-
-const RETRY_MIN_MS = 250;
-const RETRY_MAX_MS = 10_000;
+const READY = Promise.resolve();
 
 /**
- * The producer side of the usage queue (style-anchors §5). `emit` only validates and buffers;
- * a background loop stages the buffer in batches, one `RPUSH` of a `UsageBatch` each, which the
- * workers move into BullMQ jobs of many batches (staged-usage-mover.ts). A BullMQ job costs its
- * producer and its consumer the same whatever it carries, and a router's batch holds only what
- * ended during one round trip (docs/performance.md, "Redis mode: usage staged"). While Redis is
- * unreachable sends fail fast (`enableOfflineQueue: false`) and are retried with backoff; the
- * buffer is bounded, and what does not fit is dropped and counted through `onDrop`. A batch
- * re-sent after a send that timed out but had in fact landed is staged twice; the
- * aggregator's markers count its events once.
+ * The producer side of the usage queue (style-anchors §5): the buffer is staged in batches, one
+ * `RPUSH` of a `UsageBatch` each, which the workers move into BullMQ jobs of many batches
+ * (staged-usage-mover.ts). A BullMQ job costs its producer and its consumer the same whatever it
+ * carries, and a router's batch holds only what ended during one round trip (docs/performance.md,
+ * "Redis mode: usage staged"). While Redis is unreachable sends fail fast
+ * (`enableOfflineQueue: false`) and the buffer waits for the retry.
  */
 export function createRedisUsageSink(options: RedisUsageSinkOptions): RedisUsageSink {
-  const maxBuffered = options.maxBufferedEvents ?? 10_000;
-  const batchSize = options.batchSize ?? 200;
   const sendTimeoutMs = options.sendTimeoutMs ?? 2_000;
   const closeTimeoutMs = options.closeTimeoutMs ?? 5_000;
-  const report = createReporter(options.onError);
-  const drop = (count: number, reason: UsageDropReason): void =>
-    callSafely(() => options.onDrop?.(count, reason));
-
   const stagedKey = stagedUsageKeys(options.queueName ?? USAGE_QUEUE_NAME).list;
-  const redis = new Redis(options.redisUrl, {
-    // Fail at once while disconnected instead of queueing commands in memory without bound.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: sendTimeoutMs,
-    retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
-  });
-  redis.on('error', report);
-
-  const buffer: UsageEvent[] = [];
-  /** One per buffered event, same order: settles the promise emit returned for it. */
-  const settlers: Array<() => void> = [];
-  /** The last send failed and none has succeeded since: emits do not wait for delivery. */
-  let unreachable = false;
-  let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
-  let flushing: Promise<boolean> | undefined;
-  /** The last send while it is unsettled: a hung send is never joined by a second one. */
-  let unsettledSend: Promise<unknown> | undefined;
-  let retryDelayMs = 0;
-  let closed = false;
-  let closing: Promise<void> | undefined;
-
-  function schedule(delayMs: number): void {
-    if (closed || flushing !== undefined || timer !== undefined) return;
-    const run = (): void => {
-      timer = undefined;
-      void flush().then((delivered) => {
-        if (delivered) retryDelayMs = 0;
-        else retryDelayMs = Math.min(Math.max(retryDelayMs * 2, RETRY_MIN_MS), RETRY_MAX_MS);
-        if (buffer.length > 0) schedule(retryDelayMs);
-      });
-    };
-    // The first send after an emit waits only for the other emits of this event-loop turn: an
-    // answer's last byte waits for it, and a 0 ms timer is clamped to 1 ms. It keeps the process
-    // alive; a retry must not keep a finished process alive.
-    timer = delayMs === 0 ? setImmediate(run) : setTimeout(run, delayMs).unref();
-  }
-
-  function cancelTimer(): void {
-    if (timer === undefined) return;
-    if ('refresh' in timer) clearTimeout(timer);
-    else clearImmediate(timer);
-    timer = undefined;
-  }
-
-  /** Sends the whole buffer, one batch at a time; false at the first failure (the rest stays buffered). */
-  function flush(): Promise<boolean> {
-    flushing ??= (async () => {
-      try {
-        while (buffer.length > 0) {
-          const batch = buffer.slice(0, batchSize);
-          await send(batch);
-          unreachable = false;
-          // Only emits append to the buffer, so its head is still this batch.
-          buffer.splice(0, batch.length);
-          for (const settle of settlers.splice(0, batch.length)) settle();
-        }
-        return true;
-      } catch (error) {
-        report(error);
-        // The events stay buffered for the retry, but nobody waits for it.
-        unreachable = true;
-        settleWaiting();
-        return false;
-      } finally {
-        flushing = undefined;
-      }
-    })();
-    return flushing;
-  }
-
-  async function send(batch: UsageEvent[]): Promise<void> {
-    if (unsettledSend !== undefined) throw new Error('usage queue unreachable: the previous send has not settled');
-    const sending = whenReady(redis, sendTimeoutMs).then(() => redis.rpush(stagedKey, encodeStagedBatch(batch)));
-    const settled = sending.then(
-      () => undefined,
-      () => undefined,
-    );
-    unsettledSend = settled;
-    void settled.then(() => {
-      if (unsettledSend === settled) unsettledSend = undefined;
+  return createBufferedUsageSink(options, (report) => {
+    const redis = new Redis(options.redisUrl, {
+      // Fail at once while disconnected instead of queueing commands in memory without bound.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: sendTimeoutMs,
+      retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
     });
-    await withTimeout(sending, sendTimeoutMs, 'usage queue send timed out');
-  }
-
-  /** Releases every caller waiting for delivery; their events stay buffered. */
-  function settleWaiting(): void {
-    for (let index = 0; index < settlers.length; index++) {
-      (settlers[index] as () => void)();
-      settlers[index] = settled;
-    }
-  }
-
-  return {
-    get bufferedEvents() {
-      return buffer.length;
-    },
-
-    emit(event: UsageEvent): Promise<void> {
-      try {
-        if (closed) {
-          drop(1, 'closed');
-          return SETTLED;
-        }
-        const parsed = parseUsageEvent(event);
-        if (!parsed.success) {
-          drop(1, 'invalid');
-          report(parsed.error);
-          return SETTLED;
-        }
-        if (buffer.length >= maxBuffered) {
-          drop(1, 'buffer_full');
-          return SETTLED;
-        }
-        buffer.push(parsed.data);
-        schedule(0);
-        if (unreachable) {
-          settlers.push(settled);
-          return SETTLED;
-        }
-        return new Promise<void>((resolve) => settlers.push(resolve));
-      } catch (error) {
-        report(error);
-        return SETTLED;
-      }
-    },
-
-    close(): Promise<void> {
-      closing ??= (async () => {
-        closed = true;
-        cancelTimer();
-        const deadline = Date.now() + closeTimeoutMs;
-        while (buffer.length > 0 && Date.now() < deadline) {
-          if (!(await withTimeout(flush(), Math.max(1, deadline - Date.now()), 'close deadline').catch(() => false))) {
-            await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MIN_MS, Math.max(0, deadline - Date.now()))));
-          }
-        }
-        if (buffer.length > 0) drop(buffer.splice(0).length, 'closed');
-        for (const settle of settlers.splice(0)) settle();
+    redis.on('error', report);
+    return {
+      deliver: (events) => whenReady(redis, sendTimeoutMs).then(() => redis.rpush(stagedKey, encodeStagedBatch(events))),
+      async close() {
         try {
           await withTimeout(redis.quit(), closeTimeoutMs, 'usage queue close timed out');
         } catch (error) {
           report(error);
           redis.disconnect();
         }
-      })();
-      return closing;
-    },
-  };
-}
-
-/**
- * Passes errors to the callback, but the same message at most once per interval: an
- * unreachable Redis fails every send and every reconnect, and the log needs to hear it once.
- */
-function createReporter(onError: ((error: unknown) => void) | undefined, intervalMs = 10_000): (error: unknown) => void {
-  const lastReported = new Map<string, number>();
-  return (error) => {
-    if (onError === undefined) return;
-    const message = error instanceof Error ? error.message : String(error);
-    const now = Date.now();
-    if (now - (lastReported.get(message) ?? -Infinity) < intervalMs) return;
-    if (lastReported.size > 100) lastReported.clear();
-    lastReported.set(message, now);
-    callSafely(() => onError(error));
-  };
+      },
+    };
+  });
 }
 
 /**
@@ -224,7 +53,7 @@ function createReporter(onError: ((error: unknown) => void) | undefined, interva
  * instead, up to the send timeout.
  */
 function whenReady(redis: Redis, timeoutMs: number): Promise<void> {
-  if (redis.status === 'ready') return SETTLED;
+  if (redis.status === 'ready') return READY;
   return new Promise<void>((resolve, reject) => {
     const onReady = (): void => {
       clearTimeout(timer);
@@ -237,18 +66,4 @@ function whenReady(redis: Redis, timeoutMs: number): Promise<void> {
     }, timeoutMs);
     redis.once('ready', onReady);
   });
-}
-
-async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message)), timeoutMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -145,9 +145,9 @@ async function limiterFor(env: Record<string, string | undefined>, catalog: Cata
 }
 
 /**
- * Where usage events go. With Redis: staged there, moved into the queue and aggregated by
- * workers. Without: an in-process aggregator behind the same interface (`all` only). Never
- * blocks a request.
+ * Where usage events go. A router with Redis stages them there, for workers to move into the
+ * queue and aggregate. `all` records them in its own aggregator: in Redis, or in memory without
+ * it. Never blocks a request.
  */
 async function usageSinkFor(
   env: Record<string, string | undefined>,
@@ -161,8 +161,11 @@ async function usageSinkFor(
     metrics.usageEventsDropped.inc({ reason }, count);
     logger.error({ count, reason }, 'usage events dropped');
   };
+  if (aggregator !== undefined) {
+    const { createMemoryUsageSink, createRecordingUsageSink } = await import('@switchyard/usage-events');
+    return redisUrl === undefined ? createMemoryUsageSink(aggregator, { onError, onDrop }) : createRecordingUsageSink(aggregator, { onError, onDrop });
+  }
   if (redisUrl !== undefined) return (await import('@switchyard/usage-events/redis')).createRedisUsageSink({ redisUrl, onError, onDrop });
-  if (aggregator !== undefined) return (await import('@switchyard/usage-events')).createMemoryUsageSink(aggregator, { onError, onDrop });
   logger.warn('no REDIS_URL: usage events are not recorded by this router');
   return undefined;
 }
@@ -320,7 +323,8 @@ async function startAll(options: CliOptions, env: Record<string, string | undefi
   );
   const service = resources.add(await catalogServiceFor(options, env, logger, config, aggregator));
   const catalog = service.source;
-  // With Redis, `all` also runs the worker that empties the usage queue into the aggregates.
+  // With Redis, `all` also runs the worker, for what routers of a split deployment sharing the
+  // Redis stage: its own usage goes straight to the aggregator (usageSinkFor).
   if (redisUrl !== undefined) {
     const { startWorker } = await import('@switchyard/worker');
     resources.add(startWorker({ redisUrl, aggregator, prices: () => undefined, logger }));
