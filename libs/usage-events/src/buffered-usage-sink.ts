@@ -119,7 +119,7 @@ export function createBufferedUsageSink(
   }
 
   async function send(batch: UsageEvent[]): Promise<void> {
-    if (unsettledSend !== undefined) throw new Error('usage queue unreachable: the previous send has not settled');
+    if (unsettledSend !== undefined) throw new Error('usage store unreachable: the previous delivery has not settled');
     const sending = delivery.deliver(batch);
     const settled = sending.then(
       () => undefined,
