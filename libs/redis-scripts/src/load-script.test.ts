@@ -17,6 +17,7 @@ describe('loadScript', () => {
     'double-1.lua': '--- @include "helpers"\nreturn twice(tonumber(ARGV[1]))\n',
     'many-n.lua': 'return #KEYS\n',
     'unnamed.lua': 'return 1\n',
+    'add-up-n.lua': '--- @include "helpers"\nlocal function add_up(KEYS, ARGV)\n  return twice(#KEYS)\nend\n\nreturn add_up(KEYS, ARGV)\n',
   });
 
   it('should inline includes and take the key count from the file name', () => {
@@ -32,5 +33,16 @@ describe('loadScript', () => {
 
   it('should refuse a script whose name does not say its keys', () => {
     expect(() => loadScript(directory, 'unnamed.lua')).toThrow(/-<numberOfKeys>\.lua or -n\.lua/);
+  });
+
+  it('should give a script that ends in its entry a Function library, named for its code', () => {
+    const { lua, library } = loadScript(directory, 'add-up-n.lua');
+    expect(library?.name).toMatch(/^sy_add_up_[0-9a-f]{12}$/);
+    const body = lua.slice(0, -'return add_up(KEYS, ARGV)\n'.length);
+    expect(library?.code).toBe(`#!lua name=${library?.name}\n${body}redis.register_function('${library?.name}', add_up)\n`);
+  });
+
+  it('should give other scripts none', () => {
+    expect(loadScript(directory, 'double-1.lua').library).toBeUndefined();
   });
 });
