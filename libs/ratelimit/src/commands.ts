@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { loadScript } from '@switchyard/redis-scripts';
-import type { Redis, Result } from 'ioredis';
+import { bindScript, loadScript, type RunScript } from '@switchyard/redis-scripts';
+import type { Redis } from 'ioredis';
 import type { ScopeKeys } from './keys.ts';
 import type { AdmissionResult, LimitScope, LimitSet, RefusedLimit, WindowState } from './limiter.ts';
 
@@ -27,27 +27,23 @@ type ReconcileArguments = [
 /** How many integers each operation adds to the script's reply. */
 export const REPLY_LENGTH: Record<LimiterOperation['code'], number> = { a: 12, r: 1, c: 0 };
 
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    /**
-     * lua/run-batch-n.lua: the number of keys, then the keys, the operation codes and the
-     * arguments as one array (ioredis flattens it; spreading a batch into arguments copies it twice).
-     */
-    switchyardRunBatch(numberOfKeys: number, keysCodesAndArguments: string[]): Result<string, Context>;
-  }
-}
-
 const LUA_DIRECTORY = join(import.meta.dirname, 'lua');
 
-/** Registers the script; ioredis sends EVALSHA and falls back to EVAL after a restart flushed it. */
-export function defineRateLimitCommands(redis: Redis): void {
-  redis.defineCommand('switchyardRunBatch', loadScript(LUA_DIRECTORY, 'run-batch-n.lua'));
+/**
+ * lua/run-batch-n.lua on one connection (as a Function where Redis has them, see bindScript):
+ * the number of keys, then the keys, the operation codes and the arguments as one array. It
+ * replies the operations' integers as one string, separated by commas.
+ */
+export type RunBatch = RunScript<string>;
+
+export function bindRunBatch(redis: Redis): RunBatch {
+  return bindScript<string>(redis, loadScript(LUA_DIRECTORY, 'run-batch-n.lua'));
 }
 
 /** The reply of each operation, in order: one script call runs them all (lua/run-batch-n.lua). */
-export async function runOperations(redis: Redis, operations: readonly LimiterOperation[]): Promise<number[][]> {
+export async function runOperations(runBatch: RunBatch, operations: readonly LimiterOperation[]): Promise<number[][]> {
   const { keys, codes, args } = encodeOperations(operations);
-  const reply = await redis.switchyardRunBatch(keys.length, keys.concat(codes, args));
+  const reply = await runBatch(keys.length, keys.concat(codes, args));
   const values = decodeReply(reply);
   const replies: number[][] = [];
   let at = 0;

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { createTurnBatcher } from '@switchyard/redis-scripts';
-import { decodeAdmitReply, defineRateLimitCommands, encodeFlag, encodeLimits, encodeNow, runOperations, scopeKeyTuple, type LimiterOperation } from './commands.ts';
+import { bindRunBatch, decodeAdmitReply, encodeFlag, encodeLimits, encodeNow, runOperations, scopeKeyTuple, type LimiterOperation } from './commands.ts';
 import { DEFAULT_LEASE_MS, STORE_RETRY_AFTER_MS } from './constants.ts';
 import { keyScopeKeys, tenantScopeKeys } from './keys.ts';
 import type { AdmissionRequest, AdmissionResult, Limiter, LimitScope, LimitSet, ReconcileRequest, RefusedLimit, ReleaseRequest } from './limiter.ts';
@@ -90,9 +90,9 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     // Keep reconnecting, quickly, for as long as it takes: recovery is automatic.
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   });
-  defineRateLimitCommands(redis);
+  const runBatch = bindRunBatch(redis);
   // A turn's operations of one tenant go to Redis as one script call (createTurnBatcher).
-  const run = createTurnBatcher<LimiterOperation, number[]>((operations) => runOperations(redis, operations));
+  const run = createTurnBatcher<LimiterOperation, number[]>((operations) => runOperations(runBatch, operations));
   const firstReady = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   const withinBound = createCallBound(timeoutMs, () => new Error(`Redis did not answer within ${timeoutMs} ms`));
 

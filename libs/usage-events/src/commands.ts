@@ -1,5 +1,5 @@
-import { loadScript } from '@switchyard/redis-scripts';
-import type { Redis, Result } from 'ioredis';
+import { bindScript, loadScript, type RunScript } from '@switchyard/redis-scripts';
+import type { Redis } from 'ioredis';
 import { join } from 'node:path';
 import { requestMarkerKey } from './keys.ts';
 import { planPeriods, type UsageRetention } from './record-plan.ts';
@@ -7,27 +7,24 @@ import type { UsageEvent } from './usage-event.ts';
 import { utcDay } from './usage-periods.ts';
 import { METRIC_FIELDS, totalsOf, type UsageMetric } from './usage-totals.ts';
 
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    /**
-     * lua/record-usage-n.lua: the number of keys, then the keys and the arguments encodeRecordBatch
-     * lays out, as one array (ioredis flattens it; spreading a batch into arguments copies it twice).
-     */
-    switchyardRecordUsage(numberOfKeys: number, keysAndArguments: string[]): Result<string, Context>;
-  }
-}
-
 const LUA_DIRECTORY = join(import.meta.dirname, 'lua');
 
-/** Registers the script; ioredis sends EVALSHA and falls back to EVAL after a restart flushed it. */
-export function defineUsageCommands(redis: Redis): void {
-  redis.defineCommand('switchyardRecordUsage', loadScript(LUA_DIRECTORY, 'record-usage-n.lua'));
+/**
+ * lua/record-usage-n.lua on one connection (as a Function where Redis has them, see bindScript):
+ * the number of keys, then the keys and the arguments encodeRecordBatch lays out, as one array.
+ * It replies one character per event, '1' for counted now.
+ */
+export type RecordUsage = RunScript<string>;
+
+export function bindRecordUsage(redis: Redis): RecordUsage {
+  return bindScript<string>(redis, loadScript(LUA_DIRECTORY, 'record-usage-n.lua'));
 }
 
 /** Records a batch of one tenant's events in one script call; true for each counted now. */
-export async function recordEvents(redis: Redis, retention: UsageRetention, events: readonly UsageEvent[]): Promise<boolean[]> {
+export async function recordEvents(recordUsage: RecordUsage, retention: UsageRetention, events: readonly UsageEvent[]): Promise<boolean[]> {
   const { numberOfKeys, keysAndArguments } = encodeRecordBatch(retention, events);
-  const counted = await redis.switchyardRecordUsage(numberOfKeys, keysAndArguments);
+  const counted = await recordUsage(numberOfKeys, keysAndArguments);
+  if (counted.length !== events.length) throw new Error(`a batch of ${events.length} events answered ${counted.length} results`);
   const outcomes = new Array<boolean>(counted.length);
   for (let index = 0; index < counted.length; index++) outcomes[index] = counted[index] === '1';
   return outcomes;

@@ -140,21 +140,28 @@ export function createMemoryUsageAggregator(options: MemoryUsageAggregatorOption
     return place;
   }
 
+  /** Counts one event at `at`; false when its request was counted before. */
+  function recordOne(event: UsageEvent, at: number): boolean {
+    const owner = kept(markers, event.tenantId, newMap);
+    const seenUntil = owner.get(event.requestId);
+    if (seenUntil !== undefined && seenUntil > at) return false;
+    mark(owner, event.requestId, at + retention.markerTtlMs);
+    const place = placeOf(event, at);
+    const totals = totalsOf(event);
+    for (let index = 0; index < METRICS.length; index++) {
+      const amount = totals[METRICS[index] as UsageMetric];
+      place.dayCounters[index] = (place.dayCounters[index] as number) + amount;
+      place.monthCounters[index] = (place.monthCounters[index] as number) + amount;
+    }
+    return true;
+  }
+
   return {
-    async record(event: UsageEvent): Promise<boolean> {
+    async record(events) {
       const at = now();
-      const owner = kept(markers, event.tenantId, newMap);
-      const seenUntil = owner.get(event.requestId);
-      if (seenUntil !== undefined && seenUntil > at) return false;
-      mark(owner, event.requestId, at + retention.markerTtlMs);
-      const place = placeOf(event, at);
-      const totals = totalsOf(event);
-      for (let index = 0; index < METRICS.length; index++) {
-        const amount = totals[METRICS[index] as UsageMetric];
-        place.dayCounters[index] = (place.dayCounters[index] as number) + amount;
-        place.monthCounters[index] = (place.monthCounters[index] as number) + amount;
-      }
-      return true;
+      const outcomes = new Array<boolean>(events.length);
+      for (let index = 0; index < events.length; index++) outcomes[index] = recordOne(events[index] as UsageEvent, at);
+      return outcomes;
     },
 
     query: (query) =>

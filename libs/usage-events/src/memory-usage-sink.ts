@@ -29,12 +29,11 @@ export function createMemoryUsageSink(aggregator: UsageAggregator, options: Memo
     while (batch.length > 0) {
       const events = batch;
       batch = [];
-      for (const event of events) {
-        try {
-          await aggregator.record(options.prices === undefined ? event : priceUsageEvent(event, options.prices));
-        } catch (error) {
-          callSafely(() => options.onError?.(error));
-        }
+      try {
+        const { prices } = options;
+        await aggregator.record(prices === undefined ? events : events.map((event) => priceUsageEvent(event, prices)));
+      } catch (error) {
+        callSafely(() => options.onError?.(error));
       }
     }
     draining = undefined;

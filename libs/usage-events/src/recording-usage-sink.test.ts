@@ -31,6 +31,6 @@ describe('recording usage sink', () => {
     onTestFinished(() => aggregator.close());
     const sink = createRecordingUsageSink(aggregator);
     await sink.close();
-    expect(await aggregator.record(usageEvent({ occurredAt: at(DAY) }))).toBe(true);
+    expect(await aggregator.record([usageEvent({ occurredAt: at(DAY) })])).toEqual([true]);
   });
 });

@@ -36,9 +36,9 @@ describe.each(implementations)('$name', ({ create }) => {
   redisTest('should count a request once however often it is recorded', async ({ redisUrl }) => {
     const aggregator = open(redisUrl);
     const event = usageEvent();
-    expect(await aggregator.record(event)).toBe(true);
-    expect(await aggregator.record(event)).toBe(false);
-    expect(await aggregator.record({ ...event, inputTokens: 999 })).toBe(false);
+    expect(await aggregator.record([event])).toEqual([true]);
+    expect(await aggregator.record([event])).toEqual([false]);
+    expect(await aggregator.record([{ ...event, inputTokens: 999 }])).toEqual([false]);
     const rows = await aggregator.query(query());
     expect(rows).toEqual([{ tenantId: 'acme', month: `${Y}-03`, ...totalsOf(event) }]);
   });
@@ -46,16 +46,16 @@ describe.each(implementations)('$name', ({ create }) => {
   redisTest('should count a request once when its deliveries race', async ({ redisUrl }) => {
     const aggregator = open(redisUrl);
     const event = usageEvent();
-    const results = await Promise.all(Array.from({ length: 20 }, () => aggregator.record(event)));
+    const results = await Promise.all(Array.from({ length: 20 }, async () => (await aggregator.record([event]))[0]));
     expect(results.filter(Boolean)).toHaveLength(1);
     expect((await aggregator.query(query()))[0]?.requests).toBe(1);
   });
 
   redisTest('should count every metric', async ({ redisUrl }) => {
     const aggregator = open(redisUrl);
-    await aggregator.record(usageEvent({ inputTokens: 1_000, outputTokens: 300, cachedTokens: 400, reasoningTokens: 120, costMicros: 5_000, stream: true }));
-    await aggregator.record(usageEvent({ inputTokens: 10, outputTokens: 0, status: 429 }));
-    await aggregator.record(usageEvent({ inputTokens: 0, outputTokens: 0, status: 502, stream: true }));
+    await aggregator.record([usageEvent({ inputTokens: 1_000, outputTokens: 300, cachedTokens: 400, reasoningTokens: 120, costMicros: 5_000, stream: true })]);
+    await aggregator.record([usageEvent({ inputTokens: 10, outputTokens: 0, status: 429 })]);
+    await aggregator.record([usageEvent({ inputTokens: 0, outputTokens: 0, status: 502, stream: true })]);
     expect(await aggregator.query(query())).toEqual([
       {
         tenantId: 'acme',
@@ -72,8 +72,8 @@ describe.each(implementations)('$name', ({ create }) => {
     ]);
   });
 
-  // Recorded in one turn, the events go to Redis as one batch, whose sums are written per field.
-  redisTest.for(['one at a time', 'all in one turn'])('should group by day, month, model and key, recorded %s', async (arrival, { redisUrl }) => {
+  // Recorded as one batch, the events go to Redis as one script call, whose sums are written per field.
+  redisTest.for(['one at a time', 'as one batch'])('should group by day, month, model and key, recorded %s', async (arrival, { redisUrl }) => {
     const aggregator = open(redisUrl);
     const events = [
       usageEvent({ occurredAt: at(`${Y}-03-31`, 23), keyId: 'ci', model: 'fast', inputTokens: 1 }),
@@ -81,8 +81,8 @@ describe.each(implementations)('$name', ({ create }) => {
       usageEvent({ occurredAt: at(`${Y}-04-01`, 9), keyId: 'web', model: 'fast', inputTokens: 4 }),
       usageEvent({ occurredAt: at(`${Y}-04-20`), keyId: 'web', model: 'fast', inputTokens: 8 }),
     ];
-    if (arrival === 'one at a time') for (const event of events) await aggregator.record(event);
-    else expect(await Promise.all(events.map((event) => aggregator.record(event)))).toEqual([true, true, true, true]);
+    if (arrival === 'one at a time') for (const event of events) await aggregator.record([event]);
+    else expect(await aggregator.record(events)).toEqual([true, true, true, true]);
     const input = async (groupBy: UsageQuery['groupBy']) =>
       (await aggregator.query(query({ groupBy }))).map(({ day, month, model, keyId, inputTokens }) => [day ?? month ?? model ?? keyId, inputTokens]);
     expect(await input('day')).toEqual([
@@ -109,7 +109,7 @@ describe.each(implementations)('$name', ({ create }) => {
   redisTest('should count only the days inside the range, also in month rows', async ({ redisUrl }) => {
     const aggregator = open(redisUrl);
     for (const day of ['03-31', '04-01', '04-15', '04-30', '05-01', '06-10']) {
-      await aggregator.record(usageEvent({ occurredAt: at(`${Y}-${day}`), inputTokens: 1 }));
+      await aggregator.record([usageEvent({ occurredAt: at(`${Y}-${day}`), inputTokens: 1 })]);
     }
     const range = { from: `${Y}-04-01`, to: `${Y}-05-31` };
     expect((await aggregator.query(query({ ...range, groupBy: 'month' }))).map((row) => [row.month, row.requests])).toEqual([
@@ -125,7 +125,7 @@ describe.each(implementations)('$name', ({ create }) => {
     expect(totals(await aggregator.query(query({ from: `${Y}-04-01`, to: `${Y}-04-01`, groupBy: 'key' }))).requests).toBe(1);
   });
 
-  redisTest('should count a batch of several days, keys and models recorded in one turn', async ({ redisUrl }) => {
+  redisTest('should count a batch of several days, keys and models', async ({ redisUrl }) => {
     const aggregator = open(redisUrl);
     const repeated = usageEvent({ occurredAt: at(`${Y}-03-31`), keyId: 'ci', inputTokens: 1, outputTokens: 0 });
     // Interleaved, so that groups recur after others: the Redis aggregator sends each group once.
@@ -138,7 +138,7 @@ describe.each(implementations)('$name', ({ create }) => {
       { ...repeated, inputTokens: 999 },
       usageEvent({ occurredAt: at(`${Y}-04-01`), keyId: 'ci', inputTokens: 32, outputTokens: 0 }),
     ];
-    expect(await Promise.all(events.map((event) => aggregator.record(event)))).toEqual([true, true, true, true, true, false, true]);
+    expect(await aggregator.record(events)).toEqual([true, true, true, true, true, false, true]);
     const rows = (await aggregator.query(query({ groupBy: 'day' }))).map((row) => [row.day, row.requests, row.inputTokens, row.outputTokens]);
     expect(rows).toEqual([
       [`${Y}-03-31`, 4, 29, 3],
@@ -158,12 +158,12 @@ describe.each(implementations)('$name', ({ create }) => {
 
   redisTest('should keep tenants apart', async ({ redisUrl }) => {
     const aggregator = open(redisUrl);
-    await aggregator.record(usageEvent({ tenantId: 'acme', keyId: 'shared-name', inputTokens: 5 }));
-    await aggregator.record(usageEvent({ tenantId: 'globex', keyId: 'shared-name', inputTokens: 7 }));
+    await aggregator.record([usageEvent({ tenantId: 'acme', keyId: 'shared-name', inputTokens: 5 })]);
+    await aggregator.record([usageEvent({ tenantId: 'globex', keyId: 'shared-name', inputTokens: 7 })]);
     // The same request id under another tenant is another tenant's request.
     const event = usageEvent({ tenantId: 'acme', inputTokens: 11 });
-    await aggregator.record(event);
-    await aggregator.record({ ...event, tenantId: 'globex' });
+    await aggregator.record([event]);
+    await aggregator.record([{ ...event, tenantId: 'globex' }]);
     for (const groupBy of ['day', 'month', 'model', 'key'] as const) {
       const acme = await aggregator.query(query({ groupBy }));
       const globex = await aggregator.query(query({ tenantId: 'globex', groupBy }));
@@ -177,8 +177,8 @@ describe.each(implementations)('$name', ({ create }) => {
 
   redisTest('should keep ids with separators apart', async ({ redisUrl }) => {
     const aggregator = open(redisUrl);
-    await aggregator.record(usageEvent({ keyId: 'a:b', model: 'c' }));
-    await aggregator.record(usageEvent({ keyId: 'a', model: 'b:c' }));
+    await aggregator.record([usageEvent({ keyId: 'a:b', model: 'c' })]);
+    await aggregator.record([usageEvent({ keyId: 'a', model: 'b:c' })]);
     expect((await aggregator.query(query({ groupBy: 'key' }))).map((row) => row.keyId)).toEqual(['a', 'a:b']);
     expect((await aggregator.query(query({ groupBy: 'model' }))).map((row) => row.model)).toEqual(['b:c', 'c']);
   });

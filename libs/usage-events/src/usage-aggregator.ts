@@ -30,8 +30,12 @@ export interface UsageRow extends UsageTotals {
  * once however often it is delivered.
  */
 export interface UsageAggregator {
-  /** Counts the event (already priced, see priceUsageEvent); false when its request id was already counted. */
-  record(event: UsageEvent): Promise<boolean>;
+  /**
+   * Counts the events (already priced, see priceUsageEvent), in their order; for each, false when
+   * its request id was already counted. Batches are what every caller has (a worker's job, a
+   * sink's buffer), and the Redis aggregator sends each tenant's share of one as one script call.
+   */
+  record(events: readonly UsageEvent[]): Promise<boolean[]>;
   /** Rows sorted by the grouped value. Throws UsageQueryError for a malformed query. */
   query(query: UsageQuery): Promise<UsageRow[]>;
   /** Releases connections the aggregator opened. */

@@ -8,7 +8,7 @@ const Y = TEST_YEAR;
 function aggregatorWith(events = [usageEvent({ occurredAt: at(`${Y}-03-14`) })]) {
   const aggregator = createMemoryUsageAggregator();
   onTestFinished(() => aggregator.close());
-  return Promise.all(events.map((event) => aggregator.record(event))).then(() => aggregator);
+  return aggregator.record(events).then(() => aggregator);
 }
 
 describe('queryUsage', () => {

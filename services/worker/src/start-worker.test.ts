@@ -62,7 +62,7 @@ function setUp(redisUrl: string, batchSize?: number) {
 
 /** The aggregator, slowed down so a close can land while jobs are in flight. */
 function slowed(aggregator: UsageAggregator, delayMs: number): UsageAggregator {
-  return { ...aggregator, record: async (event) => (await sleep(delayMs), aggregator.record(event)) };
+  return { ...aggregator, record: async (events) => (await sleep(delayMs), aggregator.record(events)) };
 }
 
 describe('usage worker', () => {
@@ -196,8 +196,8 @@ describe('usage worker', () => {
     start({
       aggregator: {
         ...aggregator,
-        record: async (event) => {
-          const counted = await aggregator.record(event);
+        record: async (events) => {
+          const counted = await aggregator.record(events);
           // The write landed but the reply was lost: the retry must not count again.
           if (failures-- > 0) throw new Error('connection reset');
           return counted;

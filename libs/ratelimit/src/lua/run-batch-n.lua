@@ -32,50 +32,57 @@
 --- @include "admit"
 --- @include "release"
 --- @include "reconcile"
+--- @include "begin-call"
 
-local codes = ARGV[1]
--- Refused before any operation runs: a script's writes are not undone by an error reply.
-local function repeats_before_first(upper, lower)
+local function repeats_before_first(codes, upper, lower)
   local repeated = string.find(codes, upper, 1, true)
   if repeated == nil then return false end
   local first = string.find(codes, lower, 1, true)
   return first == nil or first > repeated
 end
-if string.find(codes, '[^arcARC]') or repeats_before_first('A', 'a') or repeats_before_first('R', 'r')
-  or repeats_before_first('C', 'c') then
-  return redis.error_reply('unknown limiter operation in ' .. codes)
-end
-local replies = {}
-local key_base, argument_base = 0, 1
--- Where the last operation of each kind in lower case found its keys and arguments.
-local admit_kb, admit_ab, release_kb, reconcile_kb, reconcile_ab
-for index = 1, #codes do
-  local code = string.sub(codes, index, index)
-  if code == 'A' then
-    admit(KEYS, admit_kb, ARGV, admit_ab, ARGV[argument_base + 1], tonumber(ARGV[argument_base + 2]), replies)
-    argument_base = argument_base + 2
-  elseif code == 'a' then
-    admit_kb, admit_ab = key_base, argument_base
-    admit(KEYS, key_base, ARGV, argument_base, ARGV[argument_base + 2], tonumber(ARGV[argument_base + 3]), replies)
-    key_base, argument_base = key_base + 8, argument_base + 14
-  elseif code == 'R' then
-    replies[#replies + 1] = release(KEYS, release_kb, ARGV[argument_base + 1])
-    argument_base = argument_base + 1
-  elseif code == 'r' then
-    release_kb = key_base
-    replies[#replies + 1] = release(KEYS, key_base, ARGV[argument_base + 1])
-    key_base, argument_base = key_base + 2, argument_base + 1
-  elseif code == 'C' then
-    reconcile(KEYS, reconcile_kb, ARGV, reconcile_ab, tonumber(ARGV[argument_base + 1]), ARGV[argument_base + 2])
-    argument_base = argument_base + 2
-  else
-    reconcile_kb, reconcile_ab = key_base, argument_base
-    reconcile(KEYS, key_base, ARGV, argument_base, tonumber(ARGV[argument_base + 2]), ARGV[argument_base + 3])
-    key_base, argument_base = key_base + 4, argument_base + 7
+
+local function run_batch(KEYS, ARGV)
+  begin_call()
+  local codes = ARGV[1]
+  -- Refused before any operation runs: a script's writes are not undone by an error reply.
+  if string.find(codes, '[^arcARC]') or repeats_before_first(codes, 'A', 'a') or repeats_before_first(codes, 'R', 'r')
+    or repeats_before_first(codes, 'C', 'c') then
+    return redis.error_reply('unknown limiter operation in ' .. codes)
   end
+  local replies = {}
+  local key_base, argument_base = 0, 1
+  -- Where the last operation of each kind in lower case found its keys and arguments.
+  local admit_kb, admit_ab, release_kb, reconcile_kb, reconcile_ab
+  for index = 1, #codes do
+    local code = string.sub(codes, index, index)
+    if code == 'A' then
+      admit(KEYS, admit_kb, ARGV, admit_ab, ARGV[argument_base + 1], tonumber(ARGV[argument_base + 2]), replies)
+      argument_base = argument_base + 2
+    elseif code == 'a' then
+      admit_kb, admit_ab = key_base, argument_base
+      admit(KEYS, key_base, ARGV, argument_base, ARGV[argument_base + 2], tonumber(ARGV[argument_base + 3]), replies)
+      key_base, argument_base = key_base + 8, argument_base + 14
+    elseif code == 'R' then
+      replies[#replies + 1] = release(KEYS, release_kb, ARGV[argument_base + 1])
+      argument_base = argument_base + 1
+    elseif code == 'r' then
+      release_kb = key_base
+      replies[#replies + 1] = release(KEYS, key_base, ARGV[argument_base + 1])
+      key_base, argument_base = key_base + 2, argument_base + 1
+    elseif code == 'C' then
+      reconcile(KEYS, reconcile_kb, ARGV, reconcile_ab, tonumber(ARGV[argument_base + 1]), ARGV[argument_base + 2])
+      argument_base = argument_base + 2
+    else
+      reconcile_kb, reconcile_ab = key_base, argument_base
+      reconcile(KEYS, key_base, ARGV, argument_base, tonumber(ARGV[argument_base + 2]), ARGV[argument_base + 3])
+      key_base, argument_base = key_base + 4, argument_base + 7
+    end
+  end
+  flush_windows()
+  flush_expiries()
+  -- table.concat writes numbers with 14 significant digits, which every reply fits: limits and
+  -- what is left of them stay within MAX_LIMIT and a reconcile's debt, times are ms since the epoch.
+  return table.concat(replies, ',')
 end
-flush_windows()
-flush_expiries()
--- table.concat writes numbers with 14 significant digits, which every reply fits: limits and
--- what is left of them stay within MAX_LIMIT and a reconcile's debt, times are ms since the epoch.
-return table.concat(replies, ',')
+
+return run_batch(KEYS, ARGV)

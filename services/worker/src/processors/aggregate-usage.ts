@@ -44,8 +44,7 @@ export function createAggregateUsageProcessor(options: AggregateUsageOptions): (
       if (parsed.success) valid.push(priceUsageEvent(parsed.data, prices));
       else invalid.push({ index, error: parsed.error });
     }
-    // Issued together: the aggregator sends them in one round trip.
-    const outcomes = await Promise.all(valid.map((event) => aggregator.record(event)));
+    const outcomes = await aggregator.record(valid);
     const counted = outcomes.filter(Boolean).length;
     if (invalid.length > 0 || payload.length === 0) {
       const issues = invalid.map(({ index, error }) => ({ index, issues: error.issues }));

@@ -3,7 +3,9 @@ local PERIOD_MS = 60000
 local EXPIRY_MARGIN_MS = PERIOD_MS
 local CONCURRENCY_RETRY_AFTER_MS = 1000
 local DAY_MS = 86400000
-local rcall = redis.call
+-- Bound by begin_call at the start of every call: loaded as a Function library, this top level
+-- runs at FUNCTION LOAD, where redis.call does not exist yet.
+local rcall
 
 -- Numbers go to Redis as '%.0f': Lua's default formatting keeps 14 digits and would round
 -- levels and timestamps. Every stored number is an integer below 2^53.

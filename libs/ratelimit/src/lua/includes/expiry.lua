@@ -1,8 +1,9 @@
 -- Expiries set once per key at the end of a batch (flush_expiries), however many of the batch's
 -- operations asked for one: the batch runs atomically, so nothing can see the key in between,
 -- and a PEXPIRE per admission was a call from Lua (about a microsecond) per request.
-local pending_expiry_ms = {}
-local pending_expiry_keys = {}
+-- Both set by begin_call.
+local pending_expiry_ms
+local pending_expiry_keys
 
 local function expire_after(key, ms)
   local current = pending_expiry_ms[key]

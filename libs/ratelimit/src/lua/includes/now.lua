@@ -2,7 +2,8 @@
 -- agree. The override is empty in production; only tests pass a number, to drive fake time.
 -- Read once per script call: the operations of a batch run atomically, so they share one
 -- moment, and each `TIME` from Lua costs about a microsecond.
-local server_now = nil
+-- Set by begin_call.
+local server_now
 local function now_ms(override)
   if override ~= '' then return tonumber(override) end
   if server_now == nil then

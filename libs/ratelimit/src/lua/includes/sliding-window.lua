@@ -22,7 +22,7 @@
 
 local SLOT_MS = 1000
 local PAST_SLOTS = PERIOD_MS / SLOT_MS
-local WINDOW_TTL_MS = integer_string(PERIOD_MS + SLOT_MS + EXPIRY_MARGIN_MS)
+local WINDOW_TTL_MS = PERIOD_MS + SLOT_MS + EXPIRY_MARGIN_MS
 
 local function slot_of(at)
   return math.floor(at / SLOT_MS)
@@ -32,10 +32,10 @@ local function slot_leaves_at(slot)
   return (slot + PAST_SLOTS + 1) * SLOT_MS
 end
 
--- key -> { slot, slot_field, total, oldest, newest, oldest_count, in_slot, dirty, renew }
-local windows = {}
+-- key -> { slot, slot_field, total, oldest, newest, oldest_count, in_slot, dirty, renew }; set by begin_call.
+local windows
 -- The keys in the order first kept, so that the writes at the end are in a fixed order.
-local window_keys = {}
+local window_keys
 
 local function keep_window(key, slot, slot_field, total, oldest, newest, oldest_count, in_slot)
   if windows[key] == nil then window_keys[#window_keys + 1] = key end
@@ -53,7 +53,7 @@ local function forget_window(key)
   if not window.dirty then return end
   rcall('HSET', key, window.slot_field, integer_string(window.in_slot), 't', integer_string(window.total),
     'o', integer_string(window.oldest), 'n', integer_string(window.newest), 'c', integer_string(window.oldest_count))
-  if window.renew then rcall('PEXPIRE', key, WINDOW_TTL_MS) end
+  if window.renew then rcall('PEXPIRE', key, integer_string(WINDOW_TTL_MS)) end
 end
 
 -- At the end of the script call: every window charged is written back.
