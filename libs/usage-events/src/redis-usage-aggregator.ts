@@ -42,11 +42,7 @@ export function createRedisUsageAggregator(options: RedisUsageAggregatorOptions)
       const outcomes = new Array<boolean>(events.length);
       await Promise.all(
         callsOf(events).map(async (indices) => {
-          const counted = await recordEvents(
-            recordUsage,
-            retention,
-            indices.map((index) => events[index] as UsageEvent),
-          );
+          const counted = await recordEvents(recordUsage, retention, indices.map((index) => events[index] as UsageEvent));
           for (let at = 0; at < indices.length; at++) outcomes[indices[at] as number] = counted[at] as boolean;
         }),
       );
