@@ -85,6 +85,18 @@ describe('bindScript', () => {
     expect(await calls(admin)).toMatchObject({ evalsha: 2, eval: 2 });
   });
 
+  redisTest('should send EVALSHA for a user that may load Functions but not call them', async ({ redisUrl }) => {
+    const admin = await freshAdmin(redisUrl);
+    await admin.acl('SETUSER', 'no-fcall', 'on', '>secret', '~*', '&*', '+@all', '-fcall');
+    const url = new URL(redisUrl);
+    url.username = 'no-fcall';
+    url.password = 'secret';
+    const bump = bindScript<number>(connect(url.href), BUMP);
+    expect(await bump(1, ['counter', '2'])).toBe(2);
+    expect(await bump(1, ['counter', '2'])).toBe(4);
+    expect(await calls(admin)).toMatchObject({ 'function|load': 1, evalsha: 2 });
+  });
+
   redisTest('should fail a call that found no connection, and load at the next', async ({ redisUrl }) => {
     const admin = await freshAdmin(redisUrl);
     const redis = connect(redisUrl, { lazyConnect: true, enableOfflineQueue: false });

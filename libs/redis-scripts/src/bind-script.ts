@@ -20,9 +20,9 @@ type Mode = 'function' | 'eval' | undefined;
  *
  * The library is loaded when the connection opens, or at the first call should that come
  * first. A server that refuses it (no FUNCTION command in Redis 6.2, an ACL, a proxy) is sent
- * EVALSHA from then on. A server that lost it (a restart without persistence, FUNCTION FLUSH) is
- * sent it again, once; should the function still be missing after that, the connection goes on
- * with EVALSHA.
+ * EVALSHA from then on, as is one that loads it but refuses FCALL. A server that lost it (a
+ * restart without persistence, FUNCTION FLUSH) is sent it again, once; should the function still
+ * be missing after that, the connection goes on with EVALSHA.
  */
 export function bindScript<Reply>(redis: Redis, script: LoadedScript): RunScript<Reply> {
   const { library, lua } = script;
@@ -69,6 +69,11 @@ export function bindScript<Reply>(redis: Redis, script: LoadedScript): RunScript
     if (mode === 'eval') return evaluate(numberOfKeys, args);
     if (mode === undefined) return load().then(() => run(numberOfKeys, args, reloaded));
     return (redis.fcall(name, numberOfKeys, args) as Promise<Reply>).catch((error: unknown) => {
+      // A user allowed to load Functions but not to call them.
+      if (replyCode(error) === 'NOPERM') {
+        mode = 'eval';
+        return evaluate(numberOfKeys, args);
+      }
       if (replyText(error)?.includes('Function not found') !== true) throw error;
       if (reloaded) {
         mode = 'eval';
