@@ -32,6 +32,16 @@ async function freshAdmin(url: string): Promise<Redis> {
   return admin;
 }
 
+/** A connection as a user allowed every command but `command`. */
+async function connectWithout(admin: Redis, redisUrl: string, command: string): Promise<Redis> {
+  const user = `no-${command}`;
+  await admin.acl('SETUSER', user, 'on', '>secret', '~*', '&*', '+@all', `-${command}`);
+  const url = new URL(redisUrl);
+  url.username = user;
+  url.password = 'secret';
+  return connect(url.href);
+}
+
 /** Calls of each command since the last RESETSTAT, from `INFO commandstats`. */
 async function calls(admin: Redis): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
@@ -73,11 +83,7 @@ describe('bindScript', () => {
 
   redisTest('should send EVALSHA where the server refuses Functions, and the script after Redis lost it', async ({ redisUrl }) => {
     const admin = await freshAdmin(redisUrl);
-    await admin.acl('SETUSER', 'no-functions', 'on', '>secret', '~*', '&*', '+@all', '-function');
-    const url = new URL(redisUrl);
-    url.username = 'no-functions';
-    url.password = 'secret';
-    const bump = bindScript<number>(connect(url.href), BUMP);
+    const bump = bindScript<number>(await connectWithout(admin, redisUrl, 'function'), BUMP);
     expect(await bump(1, ['counter', '2'])).toBe(2);
     await admin.script('FLUSH');
     expect(await bump(1, ['counter', '2'])).toBe(4);
@@ -87,11 +93,7 @@ describe('bindScript', () => {
 
   redisTest('should send EVALSHA for a user that may load Functions but not call them', async ({ redisUrl }) => {
     const admin = await freshAdmin(redisUrl);
-    await admin.acl('SETUSER', 'no-fcall', 'on', '>secret', '~*', '&*', '+@all', '-fcall');
-    const url = new URL(redisUrl);
-    url.username = 'no-fcall';
-    url.password = 'secret';
-    const bump = bindScript<number>(connect(url.href), BUMP);
+    const bump = bindScript<number>(await connectWithout(admin, redisUrl, 'fcall'), BUMP);
     expect(await bump(1, ['counter', '2'])).toBe(2);
     expect(await bump(1, ['counter', '2'])).toBe(4);
     expect(await calls(admin)).toMatchObject({ 'function|load': 1, evalsha: 2 });
