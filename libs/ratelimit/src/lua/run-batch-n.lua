@@ -22,6 +22,8 @@
   Returns the operations' replies, one after another, as one string of integers separated by
   commas: a client decodes one bulk reply much faster than twelve integer replies an admission.
   The number of keys is variable: the caller passes it first (the `-n` of the file name).
+  The last line names the entry, so that bindScript can load the file as a Redis Function
+  (libs/redis-scripts): nothing above it may keep a call's state or call Redis.
 ]]
 
 --- @include "constants"

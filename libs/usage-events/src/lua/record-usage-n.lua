@@ -19,6 +19,8 @@
   Returns one character per event, '1' when counted now, '0' when the request was counted before
   (an event repeated within the batch included): one string, which a client reads much faster
   than an array of integer replies. The number of keys is passed first (`-n`).
+  The last line names the entry, so that bindScript can load the file as a Redis Function
+  (libs/redis-scripts): nothing above it may keep a call's state or call Redis.
 ]]
 
 local function record_usage(KEYS, ARGV)
