@@ -90,6 +90,8 @@ describe('redis usage aggregator', () => {
   redisTest('should count once when a call timed out after all and is retried', async ({ redisUrl }) => {
     const aggregator = open({ url: redisUrl, commandTimeoutMs: 100 });
     const event = usageEvent({ inputTokens: 3 });
+    // Loads the script first, so that what the pause holds is the call itself.
+    await aggregator.record([usageEvent({ tenantId: 'warm-up' })]);
     // The server holds the script past the caller's timeout, then runs it anyway.
     await client(redisUrl).client('PAUSE', 400);
     await expect(aggregator.record([event])).rejects.toThrow(/timed? ?out/i);
