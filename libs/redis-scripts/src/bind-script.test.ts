@@ -99,6 +99,18 @@ describe('bindScript', () => {
     expect(await calls(admin)).toMatchObject({ 'function|load': 1, evalsha: 2 });
   });
 
+  redisTest('should not give up Functions for a server out of memory for a while', async ({ redisUrl }) => {
+    const admin = await freshAdmin(redisUrl);
+    await admin.config('SET', 'maxmemory', '1');
+    onTestFinished(() => admin.config('SET', 'maxmemory', '0').then(() => undefined));
+    const bump = bindScript<number>(connect(redisUrl), BUMP);
+    await expect(bump(1, ['counter', '1'])).rejects.toThrow(/^OOM/);
+    await admin.config('SET', 'maxmemory', '0');
+    expect(await bump(1, ['counter', '1'])).toBe(1);
+    expect(await calls(admin)).toMatchObject({ 'function|load': 1, fcall: 1 });
+    expect(await calls(admin)).not.toHaveProperty('evalsha');
+  });
+
   redisTest('should fail a call that found no connection, and load at the next', async ({ redisUrl }) => {
     const admin = await freshAdmin(redisUrl);
     const redis = connect(redisUrl, { lazyConnect: true, enableOfflineQueue: false });

@@ -20,7 +20,9 @@ type Mode = 'function' | 'eval' | undefined;
  *
  * The library is loaded when the connection opens, or at the first call should that come
  * first. A server that refuses it (no FUNCTION command in Redis 6.2, an ACL, a proxy) is sent
- * EVALSHA from then on, as is one that loads it but refuses FCALL. A server that lost it (a
+ * EVALSHA from then on, as is one that loads it but refuses FCALL; one that cannot take it for the
+ * moment (loading, out of memory, a replica) fails that call and is asked again at the next. A
+ * server that lost it (a
  * restart without persistence, FUNCTION FLUSH) is sent it again, once; should the function still
  * be missing after that, the connection goes on with EVALSHA.
  */
@@ -48,8 +50,8 @@ export function bindScript<Reply>(redis: Redis, script: LoadedScript): RunScript
         // Loaded before: by this process before a reconnect, or by another replica of this release.
         if (replyText(error)?.endsWith('already exists') === true) mode = 'function';
         // The server answered no: it has no Functions, or not for this user.
-        else if (replyCode(error) !== undefined) mode = 'eval';
-        // No answer (not connected, timed out): this call fails, the next one tries again.
+        else if (!isPassing(error)) mode = 'eval';
+        // No answer (not connected, timed out), or a passing state: this call fails, the next one tries again.
         else throw error;
       },
     );
@@ -88,6 +90,19 @@ export function bindScript<Reply>(redis: Redis, script: LoadedScript): RunScript
   }
 
   return (numberOfKeys, args) => run(numberOfKeys, args, false);
+}
+
+/**
+ * Error codes of a server that cannot take the load now but may soon (still loading its data,
+ * busy with a script, out of memory, a replica, a cluster re-sharding): no reason to give up
+ * Functions for good.
+ */
+const PASSING = new Set(['LOADING', 'BUSY', 'OOM', 'READONLY', 'MASTERDOWN', 'TRYAGAIN', 'CLUSTERDOWN']);
+
+/** True for a failure that is no answer on Functions: no reply at all, or a passing state. */
+function isPassing(error: unknown): boolean {
+  const code = replyCode(error);
+  return code === undefined || PASSING.has(code);
 }
 
 /** The text of a server's error reply; undefined for any other failure (no connection, a timeout). */
