@@ -20,11 +20,10 @@ type Mode = 'function' | 'eval' | undefined;
  *
  * The library is loaded when the connection opens, or at the first call should that come
  * first. A server that refuses it (no FUNCTION command in Redis 6.2, an ACL, a proxy) is sent
- * EVALSHA from then on, as is one that loads it but refuses FCALL; one that cannot take it for the
- * moment (loading, out of memory, a replica) fails that call and is asked again at the next. A
- * server that lost it (a
- * restart without persistence, FUNCTION FLUSH) is sent it again, once; should the function still
- * be missing after that, the connection goes on with EVALSHA.
+ * EVALSHA from then on, as is one that loads it but refuses FCALL; one that cannot take it for
+ * the moment (loading, out of memory, a replica) fails that call and is asked again at the next.
+ * A server that lost it (a restart without persistence, FUNCTION FLUSH) is sent it again, once;
+ * should the function still be missing after that, the connection goes on with EVALSHA.
  */
 export function bindScript<Reply>(redis: Redis, script: LoadedScript): RunScript<Reply> {
   const { library, lua } = script;
