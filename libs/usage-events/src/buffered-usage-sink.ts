@@ -19,6 +19,14 @@ export interface BufferedUsageSink extends UsageSink {
   readonly bufferedEvents: number;
 }
 
+/** What a delivery is opened with: the sink's error reporter and its resolved bounds. */
+export interface DeliveryContext {
+  /** Takes the delivery's connection errors, rate-limited like the sink's own. */
+  report: (error: unknown) => void;
+  sendTimeoutMs: number;
+  closeTimeoutMs: number;
+}
+
 /** Where a buffered sink's batches go, and the connection it closes with the sink. */
 export interface UsageDelivery {
   /** Makes the events durable; resolves once they are, rejects when it could not tell. */
@@ -44,8 +52,7 @@ const RETRY_MAX_MS = 10_000;
  */
 export function createBufferedUsageSink(
   options: BufferedUsageSinkOptions,
-  /** Opens the delivery; `report` takes its connection's errors, rate-limited like the sink's own. */
-  openDelivery: (report: (error: unknown) => void) => UsageDelivery,
+  openDelivery: (context: DeliveryContext) => UsageDelivery,
 ): BufferedUsageSink {
   const maxBuffered = options.maxBufferedEvents ?? 10_000;
   const batchSize = options.batchSize ?? 200;
@@ -54,7 +61,7 @@ export function createBufferedUsageSink(
   const report = createReporter(options.onError);
   const drop = (count: number, reason: UsageDropReason): void =>
     callSafely(() => options.onDrop?.(count, reason));
-  const delivery = openDelivery(report);
+  const delivery = openDelivery({ report, sendTimeoutMs, closeTimeoutMs });
 
   const buffer: UsageEvent[] = [];
   /** One per buffered event, same order: settles the promise emit returned for it. */

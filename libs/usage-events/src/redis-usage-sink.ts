@@ -21,10 +21,8 @@ const READY = Promise.resolve();
  * (`enableOfflineQueue: false`) and the buffer waits for the retry.
  */
 export function createRedisUsageSink(options: RedisUsageSinkOptions): RedisUsageSink {
-  const sendTimeoutMs = options.sendTimeoutMs ?? 2_000;
-  const closeTimeoutMs = options.closeTimeoutMs ?? 5_000;
   const stagedKey = stagedUsageKeys(options.queueName ?? USAGE_QUEUE_NAME).list;
-  return createBufferedUsageSink(options, (report) => {
+  return createBufferedUsageSink(options, ({ report, sendTimeoutMs, closeTimeoutMs }) => {
     const redis = new Redis(options.redisUrl, {
       // Fail at once while disconnected instead of queueing commands in memory without bound.
       enableOfflineQueue: false,
