@@ -20,7 +20,8 @@ export interface ScriptLibrary {
   code: string;
 }
 
-const ENTRY = /^return (\w+)\(KEYS, ARGV\)\n?$/m;
+/** The script's last line, when it names its entry. */
+const ENTRY = /(?<=^|\n)return (\w+)\(KEYS, ARGV\)\n?$/;
 
 /**
  * Reads `<directory>/<fileName>` and inlines its `--- @include "<name>"` lines from
@@ -36,7 +37,7 @@ export function loadScript(directory: string, fileName: string): LoadedScript {
   const lua = inlineIncludes(directory, readFileSync(join(directory, fileName), 'utf8'));
   const script: LoadedScript = match[1] === 'n' ? { lua } : { lua, numberOfKeys: Number(match[1]) };
   const entry = ENTRY.exec(lua);
-  if (entry !== null && entry.index + entry[0].length === lua.length) {
+  if (entry !== null) {
     const name = `sy_${fileName.slice(0, match.index).replaceAll('-', '_')}_${createHash('sha1').update(lua).digest('hex').slice(0, 12)}`;
     const code = `#!lua name=${name}\n${lua.slice(0, entry.index)}redis.register_function('${name}', ${entry[1] as string})\n`;
     script.library = { name, code };
