@@ -20,8 +20,9 @@ const SETTLED = (): void => {};
 /**
  * Bounds calls to `ms` each, with one timer for all of them rather than one per call: every
  * call gets the same bound, so deadlines come in the order calls start, and only the oldest
- * pending call's deadline needs a timer. The limiter makes up to three Redis calls a request;
- * a timer, a race and a `finally` for each were a fifth of its garbage.
+ * pending call's deadline needs a timer. The limiter bounds each script call, which carries a
+ * turn's operations of one tenant; a timer, a race and a `finally` for each of a request's
+ * three operations were a fifth of its garbage.
  *
  * The verdict waits for one more turn of the event loop after the timer (setImmediate runs
  * after the I/O poll), so a reply that arrived while this process was busy — a cold start, a
@@ -30,9 +31,8 @@ const SETTLED = (): void => {};
  * them from the per-process fallback and admit past the shared limit although Redis had
  * answered at once.
  *
- * That turn is not enough when the call had not even left: the limiter's calls go out batched
- * at the end of the turn they were made in (createTurnBatcher), so a call made just before a
- * stall is sent after it, and its reply needs a round trip more. So when the timer fires later
+ * That turn is not enough when the call had not even left: a call made just before a stall is
+ * sent after it, and its reply needs a round trip more. So when the timer fires later
  * than a whole bound past its time — this process, not the server, used up the bound — each call
  * it finds overdue gets one fresh bound from then, once: a server that is really hung still
  * fails the call, within about twice the bound plus the stall.

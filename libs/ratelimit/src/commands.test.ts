@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeReply, encodeOperations, type LimiterOperation } from './commands.ts';
+import { decodeReply, encodeLimits, encodeOperations, operationKeys, type LimiterOperation } from './commands.ts';
+import { keyScopeKeys, tenantScopeKeys } from './keys.ts';
 
 const tenantKeys = ['t:req', 't:tok', 't:conc', 't:budget'];
 const keyKeys = ['k:req', 'k:tok', 'k:conc', 'k:budget'];
@@ -65,5 +66,32 @@ describe('decodeReply', () => {
     expect(decodeReply('1,-1,-1,0,0,1000000000,999999999,1764720000000')).toEqual([1, -1, -1, 0, 0, 1_000_000_000, 999_999_999, 1_764_720_000_000]);
     // Redis turns a Lua number into an integer reply by truncating it; the string keeps Lua's digits.
     expect(decodeReply('12.75,-1.5,1e+15')).toEqual([12, -1, 1e15]);
+  });
+});
+
+describe('operationKeys', () => {
+  it("should give every operation on one API key the same arrays of its tenant's and its own names", () => {
+    const tenant = tenantScopeKeys('acme');
+    const key = keyScopeKeys('acme', 'key-1');
+    const keys = operationKeys('acme', 'key-1');
+    expect(keys.admit).toEqual([tenant.requests, tenant.tokens, tenant.concurrency, tenant.budget, key.requests, key.tokens, key.concurrency, key.budget]);
+    expect(keys.release).toEqual([tenant.concurrency, key.concurrency]);
+    expect(keys.reconcile).toEqual([tenant.tokens, tenant.budget, key.tokens, key.budget]);
+    expect(operationKeys('acme', 'key-1')).toBe(keys);
+    expect(Object.isFrozen(keys.admit)).toBe(true);
+    // Another key of the tenant, or the same key id under another tenant, has names of its own.
+    expect(operationKeys('acme', 'key-2').admit.slice(4)).not.toEqual(keys.admit.slice(4));
+    expect(operationKeys('acme', 'key-2').admit.slice(0, 4)).toEqual(keys.admit.slice(0, 4));
+    expect(operationKeys('globex', 'key-1').admit).not.toContain(key.requests);
+  });
+});
+
+describe('encodeLimits', () => {
+  it('should encode a limit set once, absent limits as empty strings', () => {
+    const limits = { rpm: 60, concurrency: 0, monthlyTokens: 1e9 };
+    const encoded = encodeLimits(limits);
+    expect(encoded).toEqual(['60', '', '0', '', '1000000000']);
+    expect(encodeLimits(limits)).toBe(encoded);
+    expect(encodeLimits({ ...limits, rpm: 61 })).toEqual(['61', '', '0', '', '1000000000']);
   });
 });

@@ -1,19 +1,55 @@
 import { join } from 'node:path';
 import { bindScript, loadScript, type RunScript } from '@switchyard/redis-scripts';
 import type { Redis } from 'ioredis';
-import type { ScopeKeys } from './keys.ts';
+import { keyScopeKeys, tenantScopeKeys, type ScopeKeys } from './keys.ts';
 import type { AdmissionResult, LimitScope, LimitSet, RefusedLimit, WindowState } from './limiter.ts';
 
 type ScopeKeyTuple = [requests: string, tokens: string, concurrency: string, budget: string];
-type LimitTuple = [rpm: string, tpm: string, concurrency: string, dailyTokens: string, monthlyTokens: string];
+type LimitTuple = readonly [rpm: string, tpm: string, concurrency: string, dailyTokens: string, monthlyTokens: string];
 
-/** One operation of lua/run-batch-n.lua: its code, keys and arguments in the order the script reads them. */
+type AdmitKeys = readonly [...tenantKeys: ScopeKeyTuple, ...keyKeys: ScopeKeyTuple];
+type ReleaseKeys = readonly [tenantConcurrencyKey: string, keyConcurrencyKey: string];
+type ReconcileKeys = readonly [tenantTokensKey: string, tenantBudgetKey: string, keyTokensKey: string, keyBudgetKey: string];
+
+/**
+ * One operation of lua/run-batch-n.lua: its code, keys and arguments in the order the script
+ * reads them. The keys are shared by every operation of the same kind on the same API key
+ * (operationKeys): read, never changed.
+ */
 export type LimiterOperation =
-  | { code: 'a'; keys: [...tenantKeys: ScopeKeyTuple, ...keyKeys: ScopeKeyTuple]; args: AdmitArguments }
-  | { code: 'r'; keys: [tenantConcurrencyKey: string, keyConcurrencyKey: string]; args: [requestId: string] }
-  | { code: 'c'; keys: [tenantTokensKey: string, tenantBudgetKey: string, keyTokensKey: string, keyBudgetKey: string]; args: ReconcileArguments };
+  | { code: 'a'; keys: AdmitKeys; args: AdmitArguments }
+  | { code: 'r'; keys: ReleaseKeys; args: [requestId: string] }
+  | { code: 'c'; keys: ReconcileKeys; args: ReconcileArguments };
 
 type AdmitArguments = [now: string, requestId: string, cost: string, leaseMs: string, ...tenantLimits: LimitTuple, ...keyLimits: LimitTuple];
+
+/** What each operation on one API key sends as its keys. */
+export interface OperationKeys {
+  admit: AdmitKeys;
+  release: ReleaseKeys;
+  reconcile: ReconcileKeys;
+}
+
+/**
+ * Kept per API key's names, which keyScopeKeys keeps (the same object for every call), so an
+ * operation's keys are one shared array, not three built a request (and gone with the names).
+ */
+const keptOperationKeys = new WeakMap<ScopeKeys, OperationKeys>();
+
+export function operationKeys(tenantId: string, keyId: string): OperationKeys {
+  const key = keyScopeKeys(tenantId, keyId);
+  let kept = keptOperationKeys.get(key);
+  if (kept === undefined) {
+    const tenant = tenantScopeKeys(tenantId);
+    kept = Object.freeze({
+      admit: Object.freeze([tenant.requests, tenant.tokens, tenant.concurrency, tenant.budget, key.requests, key.tokens, key.concurrency, key.budget] as const),
+      release: Object.freeze([tenant.concurrency, key.concurrency] as const),
+      reconcile: Object.freeze([tenant.tokens, tenant.budget, key.tokens, key.budget] as const),
+    });
+    keptOperationKeys.set(key, kept);
+  }
+  return kept;
+}
 type ReconcileArguments = [
   now: string,
   deltaTokens: string,
@@ -99,8 +135,11 @@ export function encodeOperations(operations: readonly LimiterOperation[]): { key
 }
 
 function sharesAllBut(previous: LimiterOperation, operation: LimiterOperation, own: readonly number[]): boolean {
-  for (let index = 0; index < operation.keys.length; index++) {
-    if (operation.keys[index] !== previous.keys[index]) return false;
+  // Keys are shared per API key (operationKeys): the same array, or at least the same names.
+  if (operation.keys !== previous.keys) {
+    for (let index = 0; index < operation.keys.length; index++) {
+      if (operation.keys[index] !== previous.keys[index]) return false;
+    }
   }
   for (let index = 0; index < operation.args.length; index++) {
     if (operation.args[index] !== previous.args[index] && !own.includes(index)) return false;
@@ -122,18 +161,25 @@ export function encodeLimit(value: number | undefined): string {
   return value === undefined ? '' : String(value);
 }
 
-export function encodeLimits(limits: LimitSet): LimitTuple {
-  return [
-    encodeLimit(limits.rpm),
-    encodeLimit(limits.tpm),
-    encodeLimit(limits.concurrency),
-    encodeLimit(limits.dailyTokens),
-    encodeLimit(limits.monthlyTokens),
-  ];
-}
+/**
+ * A limit set's arguments, encoded once per set: admissions pass the catalog's own tenant and
+ * key limit objects, which the catalog never changes (a new version brings new objects).
+ */
+const encodedLimits = new WeakMap<LimitSet, LimitTuple>();
 
-export function scopeKeyTuple(keys: ScopeKeys): ScopeKeyTuple {
-  return [keys.requests, keys.tokens, keys.concurrency, keys.budget];
+export function encodeLimits(limits: LimitSet): LimitTuple {
+  let encoded = encodedLimits.get(limits);
+  if (encoded === undefined) {
+    encoded = Object.freeze([
+      encodeLimit(limits.rpm),
+      encodeLimit(limits.tpm),
+      encodeLimit(limits.concurrency),
+      encodeLimit(limits.dailyTokens),
+      encodeLimit(limits.monthlyTokens),
+    ] as const);
+    encodedLimits.set(limits, encoded);
+  }
+  return encoded;
 }
 
 const LIMIT_CODES: Record<number, RefusedLimit> = { 1: 'requests', 2: 'tokens', 3: 'concurrency', 4: 'budget' };

@@ -1,15 +1,19 @@
-/** Limits of one scope (a tenant, or one of its API keys). A missing limit is not enforced; 0 refuses everything. */
+/**
+ * Limits of one scope (a tenant, or one of its API keys). A missing limit is not enforced; 0
+ * refuses everything. Read-only: the Redis limiter encodes each set once and keeps that (the
+ * catalog's sets are made anew with each version, never changed).
+ */
 export interface LimitSet {
   /** Requests per minute. */
-  rpm?: number;
+  readonly rpm?: number;
   /** Tokens per minute (estimated at admission, corrected by `reconcile`). */
-  tpm?: number;
+  readonly tpm?: number;
   /** Requests in flight at once. */
-  concurrency?: number;
+  readonly concurrency?: number;
   /** Tokens per UTC day. */
-  dailyTokens?: number;
+  readonly dailyTokens?: number;
   /** Tokens per UTC calendar month. */
-  monthlyTokens?: number;
+  readonly monthlyTokens?: number;
 }
 
 export interface AdmissionRequest {

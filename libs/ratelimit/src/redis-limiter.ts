@@ -1,8 +1,7 @@
 import { Redis } from 'ioredis';
 import { createTurnBatcher } from '@switchyard/redis-scripts';
-import { bindRunBatch, decodeAdmitReply, encodeFlag, encodeLimits, encodeNow, runOperations, scopeKeyTuple, type LimiterOperation } from './commands.ts';
+import { bindRunBatch, decodeAdmitReply, encodeFlag, encodeLimits, encodeNow, operationKeys, runOperations, type LimiterOperation } from './commands.ts';
 import { DEFAULT_LEASE_MS, STORE_RETRY_AFTER_MS } from './constants.ts';
-import { keyScopeKeys, tenantScopeKeys } from './keys.ts';
 import type { AdmissionRequest, AdmissionResult, Limiter, LimitScope, LimitSet, ReconcileRequest, RefusedLimit, ReleaseRequest } from './limiter.ts';
 import { createCallBound } from './call-bound.ts';
 import { createMemoryLimiter } from './memory-limiter.ts';
@@ -61,13 +60,17 @@ export function createRedisLimiterWithClock(options: RedisLimiterOptions, now: (
   return buildRedisLimiter(options, now);
 }
 
+/** What a store call resolves to when the store must not or could not answer. */
+const FAILED = Symbol('failed');
+type Failed = typeof FAILED;
 /** What a call skipped while the store is known to be failing resolves to. */
-const SKIPPED: Promise<'failed'> = Promise.resolve('failed');
+const SKIPPED: Promise<Failed> = Promise.resolve(FAILED);
 
 function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) | undefined): Limiter {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const policy: StoreFailurePolicy = { rates: 'open', budgets: 'closed', ...options.onStoreFailure };
   const leaseMs = options.concurrencyLeaseMs ?? DEFAULT_LEASE_MS;
+  const encodedLeaseMs = String(leaseMs);
   const startupWaitMs = options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS;
   const fallback = createMemoryLimiter({ concurrencyLeaseMs: leaseMs, ...(clock && { now: clock }) });
   const pendingReleases = new Map<string, ReleaseRequest>();
@@ -91,10 +94,11 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   });
   const runBatch = bindRunBatch(redis);
-  // A turn's operations of one tenant go to Redis as one script call (createTurnBatcher).
-  const run = createTurnBatcher<LimiterOperation, number[]>((operations) => runOperations(runBatch, operations));
-  const firstReady = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   const withinBound = createCallBound(timeoutMs, () => new Error(`Redis did not answer within ${timeoutMs} ms`));
+  // A turn's operations of one tenant go to Redis as one script call (createTurnBatcher), and
+  // the bound is the call's: one timer entry a batch, not a race per operation.
+  const run = createTurnBatcher<LimiterOperation, number[]>((operations) => withinBound(runOperations(runBatch, operations)));
+  const firstReady = new Promise<void>((resolve) => redis.once('ready', () => resolve()));
 
   const setDegraded = (value: boolean, error?: unknown): void => {
     if (degraded === value) return;
@@ -112,43 +116,39 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     if (pendingReleases.size > 0) replayReleases().catch(storeFailed);
   });
 
-  const storeAnswered = <T>(value: T): { value: T } => {
+  const storeAnswered = (replies: number[]): number[] => {
     setDegraded(false);
-    return { value };
+    return replies;
   };
-  const storeCallFailed = (error: unknown): 'failed' => {
+  const storeCallFailed = (error: unknown): Failed => {
     storeFailed(error);
-    return 'failed';
+    return FAILED;
   };
 
   /**
-   * Runs a call against Redis, or resolves to `failed` when the store must not or could not
-   * answer. Up to three calls a request take the first path: a promise chain rather than an
-   * async function, whose own promise and suspension were the largest part of the limiter's
-   * garbage per request (docs/performance.md).
+   * Runs an operation against Redis, or resolves to FAILED when the store must not or could not
+   * answer. Up to three calls a request take the first path: the operation itself rather than a
+   * closure that makes it, and a promise chain rather than an async function, whose own promise
+   * and suspension were the largest part of the limiter's garbage per request
+   * (docs/performance.md).
    */
-  function callStore<T>(call: () => Promise<T>): Promise<{ value: T } | 'failed'> {
+  function callStore(tenantId: string, operation: LimiterOperation): Promise<number[] | Failed> {
     if (Date.now() < skipStoreUntil) return SKIPPED;
-    if (redis.status !== 'ready' || pendingReleases.size > 0) return callStoreOnceReady(call);
-    return callWithinBound(call);
+    if (redis.status !== 'ready' || pendingReleases.size > 0) return callStoreOnceReady(tenantId, operation);
+    return run(tenantId, operation).then(storeAnswered, storeCallFailed);
   }
 
-  async function callStoreOnceReady<T>(call: () => Promise<T>): Promise<{ value: T } | 'failed'> {
+  async function callStoreOnceReady(tenantId: string, operation: LimiterOperation): Promise<number[] | Failed> {
     // Right after start the connection is still being made; without an offline queue a call
     // would fail, so the first calls wait for it, within the same bound.
     if (redis.status !== 'ready') await withinBound(firstReady).catch(() => undefined);
-    // Slots released during the outage are freed first, so this very call can use them.
-    return callWithinBound(pendingReleases.size > 0 ? () => replayReleases().then(call) : call);
-  }
-
-  function callWithinBound<T>(call: () => Promise<T>): Promise<{ value: T } | 'failed'> {
-    let calling: Promise<T>;
     try {
-      calling = call();
+      // Slots released during the outage are freed first, so this very call can use them.
+      if (pendingReleases.size > 0) await replayReleases();
+      return storeAnswered(await run(tenantId, operation));
     } catch (error) {
-      return Promise.resolve(storeCallFailed(error));
+      return storeCallFailed(error);
     }
-    return withinBound(calling).then(storeAnswered, storeCallFailed);
   }
 
   /** Sent together (one batch); one replay at a time. */
@@ -166,12 +166,12 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
     return replaying;
   }
 
+  function releaseOperation(request: ReleaseRequest): LimiterOperation {
+    return { code: 'r', keys: operationKeys(request.tenantId, request.keyId).release, args: [request.requestId] };
+  }
+
   function sendRelease(request: ReleaseRequest): Promise<number[]> {
-    return run(request.tenantId, {
-      code: 'r',
-      keys: [tenantScopeKeys(request.tenantId).concurrency, keyScopeKeys(request.tenantId, request.keyId).concurrency],
-      args: [request.requestId],
-    });
+    return run(request.tenantId, releaseOperation(request));
   }
 
   async function answerWithoutStore(request: AdmissionRequest): Promise<AdmissionResult> {
@@ -203,30 +203,39 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
       if (!hasAnyLimit(request.tenantLimits) && !hasAnyLimit(request.keyLimits)) {
         return { allowed: true, retryAfterMs: 0, degraded: false };
       }
-      const outcome = await callStore(() =>
-        run(request.tenantId, {
-          code: 'a',
-          keys: [...scopeKeyTuple(tenantScopeKeys(request.tenantId)), ...scopeKeyTuple(keyScopeKeys(request.tenantId, request.keyId))],
-          args: [
-            encodeNow(clock?.()),
-            request.requestId,
-            String(cost),
-            String(leaseMs),
-            ...encodeLimits(request.tenantLimits),
-            ...encodeLimits(request.keyLimits),
-          ],
-        }),
-      );
-      if (outcome === 'failed') return answerWithoutStore(request);
-      return { ...decodeAdmitReply(outcome.value), degraded: false };
+      const tenantLimits = encodeLimits(request.tenantLimits);
+      const keyLimits = encodeLimits(request.keyLimits);
+      const outcome = await callStore(request.tenantId, {
+        code: 'a',
+        keys: operationKeys(request.tenantId, request.keyId).admit,
+        // One array literal: spreading the two limit tuples in built an iterator and grew the array twice.
+        args: [
+          encodeNow(clock?.()),
+          request.requestId,
+          String(cost),
+          encodedLeaseMs,
+          tenantLimits[0],
+          tenantLimits[1],
+          tenantLimits[2],
+          tenantLimits[3],
+          tenantLimits[4],
+          keyLimits[0],
+          keyLimits[1],
+          keyLimits[2],
+          keyLimits[3],
+          keyLimits[4],
+        ],
+      });
+      if (outcome === FAILED) return answerWithoutStore(request);
+      return { ...decodeAdmitReply(outcome), degraded: false };
     },
 
     async release(request: ReleaseRequest): Promise<void> {
       // Sent before anything is awaited, so that it takes its place in this turn's batch in the
       // order it was called, before an admission called after it that its slot may let in.
-      const outcome = callStore(() => sendRelease(request));
+      const outcome = callStore(request.tenantId, releaseOperation(request));
       await fallback.release(request);
-      if ((await outcome) === 'failed' && pendingReleases.size < MAX_PENDING_RELEASES) pendingReleases.set(request.requestId, request);
+      if ((await outcome) === FAILED && pendingReleases.size < MAX_PENDING_RELEASES) pendingReleases.set(request.requestId, request);
     },
 
     async reconcile(request: ReconcileRequest): Promise<void> {
@@ -235,29 +244,25 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
       assertAdmittedAt(request.admittedAt);
       const delta = tokenDelta(request.deltaTokens);
       if (delta === 0) return;
-      const tenantKeys = tenantScopeKeys(request.tenantId);
-      const keyKeys = keyScopeKeys(request.tenantId, request.keyId);
-      const outcome = await callStore(() =>
-        run(request.tenantId, {
-          code: 'c',
-          keys: [tenantKeys.tokens, tenantKeys.budget, keyKeys.tokens, keyKeys.budget],
-          args: [
-            encodeNow(clock?.()),
-            String(delta),
-            request.admittedAt === undefined ? '' : String(request.admittedAt),
-            encodeFlag(request.tenantLimits.tpm !== undefined),
-            encodeFlag(hasBudget(request.tenantLimits)),
-            encodeFlag(request.keyLimits.tpm !== undefined),
-            encodeFlag(hasBudget(request.keyLimits)),
-          ],
-        }),
-      );
+      const outcome = await callStore(request.tenantId, {
+        code: 'c',
+        keys: operationKeys(request.tenantId, request.keyId).reconcile,
+        args: [
+          encodeNow(clock?.()),
+          String(delta),
+          request.admittedAt === undefined ? '' : String(request.admittedAt),
+          encodeFlag(request.tenantLimits.tpm !== undefined),
+          encodeFlag(hasBudget(request.tenantLimits)),
+          encodeFlag(request.keyLimits.tpm !== undefined),
+          encodeFlag(hasBudget(request.keyLimits)),
+        ],
+      });
       // Lost for Redis (the caller has nothing better to do with it). The fallback's token
       // windows learn the real usage only where one process both admits and reconciles (`all`):
       // in split mode the router reconciles while the ingresses' fallbacks admit, so theirs count
       // estimates alone (docs/limits.md, Redis outages). The fallback's windows hold no
       // reservation made on Redis, so nothing is given back to them.
-      if (outcome === 'failed') {
+      if (outcome === FAILED) {
         const { admittedAt: _reservedInRedis, ...rest } = request;
         await fallback.reconcile({ ...rest, tenantLimits: withoutBudgets(request.tenantLimits), keyLimits: withoutBudgets(request.keyLimits) });
       }
