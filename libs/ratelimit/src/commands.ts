@@ -185,18 +185,29 @@ export function encodeLimits(limits: LimitSet): LimitTuple {
 const LIMIT_CODES: Record<number, RefusedLimit> = { 1: 'requests', 2: 'tokens', 3: 'concurrency', 4: 'budget' };
 const SCOPE_CODES: Record<number, LimitScope> = { 1: 'tenant', 2: 'key' };
 
-/** Turns an admission's twelve integers of the script's reply back into the result the memory limiter would build. */
-export function decodeAdmitReply(reply: readonly number[]): Omit<AdmissionResult, 'degraded'> {
+/**
+ * Turns an admission's twelve integers of the script's reply back into the result the memory
+ * limiter would build, as Redis decided it (not degraded). Built in place: spreading optional
+ * fields in made four objects an admission to keep one.
+ */
+export function decodeAdmitReply(reply: readonly number[]): AdmissionResult {
   if (reply.length !== REPLY_LENGTH.a) throw new Error(`admit replied with ${reply.length} fields, expected ${REPLY_LENGTH.a}`);
   const [allowed, limitCode, scopeCode, retryAfterMs, exceedsLimit] = reply as [number, number, number, number, number];
+  let result: AdmissionResult;
+  if (allowed === 1) {
+    result = { allowed: true, retryAfterMs: 0, admittedAt: reply[11] as number, degraded: false };
+  } else {
+    const limit = LIMIT_CODES[limitCode];
+    const scope = SCOPE_CODES[scopeCode];
+    if (limit === undefined || scope === undefined) throw new Error(`admit script refused with unknown limit ${limitCode} or scope ${scopeCode}`);
+    result = { allowed: false, limit, scope, retryAfterMs, degraded: false };
+    if (exceedsLimit === 1) result.exceedsLimit = true;
+  }
   const requests = decodeWindow(reply, 5);
+  if (requests !== undefined) result.requests = requests;
   const tokens = decodeWindow(reply, 8);
-  const windowFields = { ...(requests && { requests }), ...(tokens && { tokens }) };
-  if (allowed === 1) return { allowed: true, retryAfterMs: 0, ...windowFields, admittedAt: reply[11] as number };
-  const limit = LIMIT_CODES[limitCode];
-  const scope = SCOPE_CODES[scopeCode];
-  if (limit === undefined || scope === undefined) throw new Error(`admit script refused with unknown limit ${limitCode} or scope ${scopeCode}`);
-  return { allowed: false, limit, scope, retryAfterMs, ...(exceedsLimit === 1 && { exceedsLimit: true }), ...windowFields };
+  if (tokens !== undefined) result.tokens = tokens;
+  return result;
 }
 
 function decodeWindow(reply: readonly number[], at: number): WindowState | undefined {

@@ -227,7 +227,7 @@ function buildRedisLimiter(options: RedisLimiterOptions, clock: (() => number) |
         ],
       });
       if (outcome === FAILED) return answerWithoutStore(request);
-      return { ...decodeAdmitReply(outcome), degraded: false };
+      return decodeAdmitReply(outcome);
     },
 
     async release(request: ReleaseRequest): Promise<void> {
