@@ -23,6 +23,16 @@ export type LimiterOperation =
 
 type AdmitArguments = [now: string, requestId: string, cost: string, leaseMs: string, ...tenantLimits: LimitTuple, ...keyLimits: LimitTuple];
 
+type ReconcileArguments = [
+  now: string,
+  deltaTokens: string,
+  admittedAt: string,
+  tenantHasTpm: string,
+  tenantHasBudget: string,
+  keyHasTpm: string,
+  keyHasBudget: string,
+];
+
 /** What each operation on one API key sends as its keys. */
 export interface OperationKeys {
   admit: AdmitKeys;
@@ -50,15 +60,6 @@ export function operationKeys(tenantId: string, keyId: string): OperationKeys {
   }
   return kept;
 }
-type ReconcileArguments = [
-  now: string,
-  deltaTokens: string,
-  admittedAt: string,
-  tenantHasTpm: string,
-  tenantHasBudget: string,
-  keyHasTpm: string,
-  keyHasBudget: string,
-];
 
 /** How many integers each operation adds to the script's reply. */
 export const REPLY_LENGTH: Record<LimiterOperation['code'], number> = { a: 12, r: 1, c: 0 };
