@@ -53,7 +53,7 @@ try {
       rmSync(profileDirectory, { recursive: true, force: true });
       continue;
     }
-    const target = await startTarget(targetId, simulator.url, ['--cpu-prof', '--cpu-prof-dir', profileDirectory]);
+    const target = await startTarget(targetId, simulator.url, { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDirectory] });
     try {
       const call = scenario.call(target.kind, { key: BENCH_KEY, simulatorUrl: simulator.url });
       if (call === undefined) throw new Error(`${targetId} cannot serve ${id}`);
@@ -95,7 +95,7 @@ async function sampleAllocations(id: string, safe: string, profileDirectory: str
   mkdirSync(profileDirectory, { recursive: true });
   process.env.SWITCHYARD_BENCH_ALLOCATIONS = profileDirectory;
   process.env.SWITCHYARD_BENCH_ALLOCATIONS_KEEP = keep;
-  const target = await startTarget(targetId, simulator.url, ['--import', ALLOCATION_SAMPLER]);
+  const target = await startTarget(targetId, simulator.url, { nodeArgs: ['--import', ALLOCATION_SAMPLER] });
   const connections = Number(values.connections ?? 50);
   let requests: number;
   try {

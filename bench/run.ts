@@ -30,7 +30,7 @@ import { machineInfo } from './lib/machine.ts';
 import { isPinning, LOAD_CPU, pinningAvailable, setPinning } from './lib/processes.ts';
 import { cpuSeconds, rssBytes, sampleRss, sumCpu, sumRss } from './lib/proc-stats.ts';
 import { evaluateGoals, findCell, renderMarkdown } from './lib/report.ts';
-import { SCENARIOS, slowStreamCall, type CallContext, type HttpCall } from './lib/scenarios.ts';
+import { checkOnce, SCENARIOS, slowStreamCall, type CallContext, type HttpCall } from './lib/scenarios.ts';
 import { BENCH_KEY, DEFAULT_TARGET_IDS, IDLE_TRIM_AFTER_MS, startSimulator, startTarget, TARGET_IDS, type RunningTarget, type TargetId } from './lib/targets.ts';
 import type { BenchReport, Cell, Soak, StreamHold } from './lib/types.ts';
 import { log, median, medianRssMb, sleep } from './lib/util.ts';
@@ -123,19 +123,6 @@ function runHelper(script: string, options: unknown, onLine?: (line: string) => 
       else reject(new Error(`${script} exited ${code}: ${stderr.slice(-2000)}`));
     });
   });
-}
-
-/** One request, checked: a benchmark of fast 4xx answers would be worthless. */
-async function checkOnce(baseUrl: string, call: HttpCall): Promise<string | undefined> {
-  try {
-    const response = await fetch(baseUrl + call.path, { method: 'POST', headers: call.headers, body: call.body, signal: AbortSignal.timeout(15_000) });
-    const text = await response.text();
-    if (response.status !== 200) return `status ${response.status}: ${text.slice(0, 300)}`;
-    if (!text.includes(call.expect)) return `answer lacks ${call.expect}: ${text.slice(0, 300)}`;
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
 }
 
 const mb = (bytes: number) => bytes / 2 ** 20;
@@ -359,7 +346,7 @@ async function main(): Promise<number> {
       for (let instance = 1; instance <= settings.instances; instance++) {
         log(`target ${id}: starting instance ${instance} of ${settings.instances}`);
         try {
-          const target = await startTarget(id, simulator.url, targetNodeArgs);
+          const target = await startTarget(id, simulator.url, { nodeArgs: targetNodeArgs });
           instances.push(target);
           await sleep(smoke ? 100 : 1000);
           idleMb.push(mb(sumRss(target.pids)));
@@ -423,7 +410,7 @@ async function main(): Promise<number> {
         for (const id of [...running.keys()].filter((loaded) => settings.streamTargets.includes(loaded))) {
           // A fresh process of the same target: after the load runs a heap has grown, and it
           // shrinks while streams are held, which would hide what each stream costs.
-          const target = await startTarget(id, simulator.url, targetNodeArgs);
+          const target = await startTarget(id, simulator.url, { nodeArgs: targetNodeArgs });
           const hold = await holdStreams(target, context).finally(() => target.stop());
           if (hold === undefined) continue;
           report.streams.push(hold);

@@ -59,12 +59,16 @@ function run(command: string, args: string[], env: Record<string, string>, timeo
   });
 }
 
-/** Closed-loop load: `connections` clients back to back for `seconds`, from another process (pinned to the load core). */
-export async function runLoad(options: { baseUrl: string; call: HttpCall; connections: number; seconds: number; rate?: number }): Promise<LoadResult> {
+/**
+ * Closed-loop load: `connections` clients back to back for `seconds`, from another process (pinned
+ * to the load core). With `requests`, the load stops after that many answers instead (autocannon
+ * only: wrk has no such bound) and `seconds` only bounds how long it may take.
+ */
+export async function runLoad(options: { baseUrl: string; call: HttpCall; connections: number; seconds: number; rate?: number; requests?: number }): Promise<LoadResult> {
   const { call } = options;
   const url = options.baseUrl + call.path;
   const seconds = Math.max(1, Math.round(options.seconds));
-  if (tool === 'wrk' && options.rate === undefined) {
+  if (tool === 'wrk' && options.rate === undefined && options.requests === undefined) {
     const bodyFile = join(scratch, `body-${bodies++}.json`);
     writeFileSync(bodyFile, call.body);
     const headers = Object.entries(call.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
@@ -93,6 +97,7 @@ export async function runLoad(options: { baseUrl: string; call: HttpCall; connec
   const headers = Object.entries(call.headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]);
   const args = [cli, '--json', '-c', String(options.connections), '-d', String(seconds), '-m', 'POST', '-b', call.body, '-t', '10', ...headers];
   if (options.rate !== undefined) args.push('-R', String(Math.max(1, Math.round(options.rate))));
+  if (options.requests !== undefined) args.push('-a', String(options.requests));
   args.push(url);
   const out = await run(process.execPath, args, {}, (seconds + 30) * 1000);
   const r = JSON.parse(out.trim().split('\n').pop() ?? '{}') as {

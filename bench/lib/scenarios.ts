@@ -200,3 +200,16 @@ export function slowStreamCall(kind: TargetKind, context: CallContext, seconds: 
   const events = Math.max(1, Math.round((seconds * 1000) / delayMs));
   return chatCall(kind === 'direct' ? 'direct' : kind, context, `${PROMPT} [[sim:words=${events},chunks=${events},chunk_delay_ms=${delayMs}]]`, true, 'chat');
 }
+
+/** One request, checked: a benchmark of fast 4xx answers would be worthless. */
+export async function checkOnce(baseUrl: string, call: HttpCall): Promise<string | undefined> {
+  try {
+    const response = await fetch(baseUrl + call.path, { method: 'POST', headers: call.headers, body: call.body, signal: AbortSignal.timeout(15_000) });
+    const text = await response.text();
+    if (response.status !== 200) return `status ${response.status}: ${text.slice(0, 300)}`;
+    if (!text.includes(call.expect)) return `answer lacks ${call.expect}: ${text.slice(0, 300)}`;
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

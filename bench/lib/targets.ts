@@ -105,18 +105,37 @@ export const IDLE_TRIM_AFTER_MS = 300_000;
 const SIMULATOR_ENV = { LOG_LEVEL: 'info', SWITCHYARD_SHUTDOWN_GRACE_MS: '2000', NODE_ENV: 'production' };
 const SWITCHYARD_ENV = { ...SIMULATOR_ENV, ...IMAGE.env, SWITCHYARD_IDLE_TRIM_AFTER_MS: String(IDLE_TRIM_AFTER_MS) };
 
+/** How a target's measured Node processes start: options before the script, and a command they run under (valgrind). */
+export interface Launch {
+  nodeArgs?: readonly string[];
+  wrap?: readonly string[];
+}
+
+/**
+ * Starts `node <launch.nodeArgs> <args>` on the target core, under `launch.wrap` when one is
+ * given, and waits until `ready` answers (longer under a wrapper: valgrind starts Node in tens of
+ * seconds).
+ */
+async function startNode(name: string, launch: Launch, args: string[], ready: { url: string; anyStatus?: boolean }, env?: Record<string, string>): Promise<Started> {
+  const [wrapper, ...prefix] = launch.wrap ?? [];
+  const node = [...(launch.nodeArgs ?? []), ...args];
+  const [command, argv] = wrapper === undefined ? [process.execPath, node] : [wrapper, [...prefix, process.execPath, ...node]];
+  const started = startProcess(name, command, argv, { cpu: TARGET_CPU, env });
+  await waitReady(started, ready.url, { anyStatus: ready.anyStatus, timeoutMs: wrapper === undefined ? undefined : 300_000 });
+  return started;
+}
+
 async function switchyard(
   target: string,
   config: string | undefined,
   env: Record<string, string>,
-  extraArgs: string[] = [],
+  launch: Launch = {},
   fixedPort?: number,
 ): Promise<{ started: Started; url: string }> {
   const port = fixedPort ?? (await freePort());
-  const args = [...extraArgs, bin(), target, '--port', String(port), '--host', '127.0.0.1', ...(config === undefined ? [] : ['--config', config])];
-  const started = startProcess(`switchyard ${target}`, process.execPath, args, { cpu: TARGET_CPU, env: { ...SWITCHYARD_ENV, ...env } });
+  const args = [bin(), target, '--port', String(port), '--host', '127.0.0.1', ...(config === undefined ? [] : ['--config', config])];
   const url = `http://127.0.0.1:${port}`;
-  await waitReady(started, `${url}/readyz`);
+  const started = await startNode(`switchyard ${target}`, launch, args, { url: `${url}/readyz` }, { ...SWITCHYARD_ENV, ...env });
   return { started, url };
 }
 
@@ -129,8 +148,12 @@ export async function startSimulator(cpu: string = LOAD_CPU): Promise<{ started:
   return { started, url };
 }
 
-/** Starts one target in front of the simulator at `simulatorUrl`. `nodeArgs` go before the script (e.g. --cpu-prof). */
-export async function startTarget(id: TargetId, simulatorUrl: string, nodeArgs: string[] = []): Promise<RunningTarget> {
+/**
+ * Starts one target in front of the simulator at `simulatorUrl`. `launch` applies to the
+ * processes a request passes through (not split's catalog): options such as --cpu-prof, or a
+ * wrapper such as valgrind.
+ */
+export async function startTarget(id: TargetId, simulatorUrl: string, launch: Launch = {}): Promise<RunningTarget> {
   const directory = scratchDirectory(id);
   const config = join(directory, 'config.yaml');
   writeFileSync(config, switchyardConfig(simulatorUrl));
@@ -149,15 +172,12 @@ export async function startTarget(id: TargetId, simulatorUrl: string, nodeArgs: 
       // Both pass the client's chat-completions body through to the simulator.
       const port = await freePort();
       const script = id === 'null' ? NULL_PROXY : STACK_FLOOR;
-      const started = startProcess(TARGET_TITLES[id], process.execPath, [...nodeArgs, script, '--port', String(port), '--host', '127.0.0.1', '--upstream', simulatorUrl], {
-        cpu: TARGET_CPU,
-      });
       const url = `http://127.0.0.1:${port}`;
-      await waitReady(started, `${url}/_sim/stats`);
+      const started = await startNode(TARGET_TITLES[id], launch, [script, '--port', String(port), '--host', '127.0.0.1', '--upstream', simulatorUrl], { url: `${url}/_sim/stats` });
       return { id, kind: 'null', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
     }
     case 'all': {
-      const { started, url } = await switchyard('all', config, {}, nodeArgs);
+      const { started, url } = await switchyard('all', config, {}, launch);
       return { id, kind: 'switchyard', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
     }
     case 'all-redis': {
@@ -167,7 +187,7 @@ export async function startTarget(id: TargetId, simulatorUrl: string, nodeArgs: 
       });
       await waitRedis(redis, redisPort);
       try {
-        const { started, url } = await switchyard('all', config, { REDIS_URL: `redis://127.0.0.1:${redisPort}` }, nodeArgs);
+        const { started, url } = await switchyard('all', config, { REDIS_URL: `redis://127.0.0.1:${redisPort}` }, launch);
         return { id, kind: 'switchyard', url, pids: [started.pid], output: outputOf([redis, started]), stop: stopAll([redis, started]) };
       } catch (error) {
         await redis.stop();
@@ -182,8 +202,8 @@ export async function startTarget(id: TargetId, simulatorUrl: string, nodeArgs: 
         // Router and ingress only need the catalog to be up: start them side by side.
         const routerPort = await freePort();
         const [router, ingress] = await Promise.all([
-          switchyard('router', undefined, { SWITCHYARD_CATALOG_URL: catalog.url }, nodeArgs, routerPort),
-          switchyard('ingress', undefined, { SWITCHYARD_CATALOG_URL: catalog.url, SWITCHYARD_ROUTER_URL: `http://127.0.0.1:${routerPort}` }, nodeArgs),
+          switchyard('router', undefined, { SWITCHYARD_CATALOG_URL: catalog.url }, launch, routerPort),
+          switchyard('ingress', undefined, { SWITCHYARD_CATALOG_URL: catalog.url, SWITCHYARD_ROUTER_URL: `http://127.0.0.1:${routerPort}` }, launch),
         ]);
         list.push(router.started, ingress.started);
         return { id, kind: 'switchyard', url: ingress.url, pids: list.map((started) => started.pid), roles: ['catalog', 'router', 'ingress'], output: outputOf(list), stop: stopAll(list) };
@@ -194,14 +214,11 @@ export async function startTarget(id: TargetId, simulatorUrl: string, nodeArgs: 
     }
     case 'portkey': {
       const port = await freePort();
-      const started = startProcess(
-        'portkey',
-        process.execPath,
-        ['--import', PORTKEY_COMPAT, ...nodeArgs, PORTKEY, `--port=${port}`, '--headless'],
-        { cpu: TARGET_CPU, env: { NODE_ENV: 'production', PORTKEY_BENCH_HOST: '127.0.0.1' } },
-      );
       const url = `http://127.0.0.1:${port}`;
-      await waitReady(started, `${url}/`, { anyStatus: true });
+      const started = await startNode('portkey', launch, ['--import', PORTKEY_COMPAT, PORTKEY, `--port=${port}`, '--headless'], { url: `${url}/`, anyStatus: true }, {
+        NODE_ENV: 'production',
+        PORTKEY_BENCH_HOST: '127.0.0.1',
+      });
       return { id, kind: 'portkey', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
     }
   }
