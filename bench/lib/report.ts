@@ -240,7 +240,7 @@ export function renderMarkdown(report: BenchReport): string {
     '## Memory per target',
     '',
     typeof report.settings.rssAfterIdleTrimMs === 'number'
-      ? `After all runs: read once every Switchyard target had been idle for its idle trim (SWITCHYARD_IDLE_TRIM_AFTER_MS, ${report.settings.rssAfterIdleTrimMs / 1000} s) after its last load.`
+      ? `After all runs: read once every Switchyard target had been idle for its idle trim (SWITCHYARD_IDLE_TRIM_AFTER_MS, ${report.settings.rssAfterIdleTrimMs / 1000} s) after its last load, and had logged it (up to a minute more); a process read before its trim is named.`
       : 'After all runs: read 3 s (smoke: 0.3 s) after them, or after the slow streams where there were some; an idle trim may or may not have run by then.',
     '',
     '| target | RSS idle MB | RSS after all runs MB |',
@@ -248,7 +248,8 @@ export function renderMarkdown(report: BenchReport): string {
   );
   for (const summary of report.targets) {
     const byRole = summary.rssAfterByRoleMb === undefined ? '' : ` (${Object.entries(summary.rssAfterByRoleMb).map(([role, value]) => `${role} ${f(value, 0)}`).join(' · ')})`;
-    lines.push(`| ${TARGET_TITLES[summary.target]} | ${f(summary.rssIdleMb, 0)} | ${f(summary.rssAfterMb, 0)}${byRole} |${summary.startError === undefined ? '' : ` start failed: ${summary.startError}`}`);
+    const late = summary.readBeforeTrim === undefined ? '' : `; read before its idle trim: ${summary.readBeforeTrim.join(', ')}`;
+    lines.push(`| ${TARGET_TITLES[summary.target]} | ${f(summary.rssIdleMb, 0)} | ${f(summary.rssAfterMb, 0)}${byRole}${late} |${summary.startError === undefined ? '' : ` start failed: ${summary.startError}`}`);
   }
   lines.push('');
   if (report.soak !== undefined) {

@@ -43,6 +43,8 @@ export interface RunningTarget {
   roles?: string[];
   /** What the target's processes printed (for failure reports). */
   output(): string;
+  /** What each of `pids` printed, in their order. */
+  outputs(): string[];
   stop(): Promise<void>;
 }
 
@@ -101,6 +103,14 @@ export const SWITCHYARD_MALLOC = IMAGE.malloc;
  * went idle has trimmed its heap, and reads its memory after the runs past that point.
  */
 export const IDLE_TRIM_AFTER_MS = 300_000;
+
+/** Whether a Switchyard process's output has its idle heap trim's line (at info) logged after `since` (epoch ms). */
+export function trimmedSince(output: string, since: number): boolean {
+  for (const line of output.split('\n')) {
+    if (line.includes('"msg":"idle heap trim"') && Number(/"time":(\d+)/.exec(line)?.[1] ?? 0) > since) return true;
+  }
+  return false;
+}
 
 const SIMULATOR_ENV = { LOG_LEVEL: 'info', SWITCHYARD_SHUTDOWN_GRACE_MS: '2000', NODE_ENV: 'production' };
 const SWITCHYARD_ENV = { ...SIMULATOR_ENV, ...IMAGE.env, SWITCHYARD_IDLE_TRIM_AFTER_MS: String(IDLE_TRIM_AFTER_MS) };
@@ -161,11 +171,12 @@ export async function startTarget(id: TargetId, simulatorUrl: string, launch: La
     for (const started of [...list].reverse()) await started.stop();
   };
   const outputOf = (list: Started[]) => () => list.map((started) => `--- ${started.name}\n${started.output().slice(-3000)}`).join('\n');
+  const outputsOf = (list: Started[]) => () => list.map((started) => started.output());
   switch (id) {
     case 'direct': {
       // A second simulator, on the target core: the floor every other target is compared to.
       const { started, url } = await startSimulator(TARGET_CPU);
-      return { id, kind: 'direct', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
+      return { id, kind: 'direct', url, pids: [started.pid], output: outputOf([started]), outputs: outputsOf([started]), stop: stopAll([started]) };
     }
     case 'null':
     case 'stack': {
@@ -174,11 +185,11 @@ export async function startTarget(id: TargetId, simulatorUrl: string, launch: La
       const script = id === 'null' ? NULL_PROXY : STACK_FLOOR;
       const url = `http://127.0.0.1:${port}`;
       const started = await startNode(TARGET_TITLES[id], launch, [script, '--port', String(port), '--host', '127.0.0.1', '--upstream', simulatorUrl], { url: `${url}/_sim/stats` });
-      return { id, kind: 'null', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
+      return { id, kind: 'null', url, pids: [started.pid], output: outputOf([started]), outputs: outputsOf([started]), stop: stopAll([started]) };
     }
     case 'all': {
       const { started, url } = await switchyard('all', config, {}, launch);
-      return { id, kind: 'switchyard', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
+      return { id, kind: 'switchyard', url, pids: [started.pid], output: outputOf([started]), outputs: outputsOf([started]), stop: stopAll([started]) };
     }
     case 'all-redis': {
       const redisPort = await freePort();
@@ -188,7 +199,7 @@ export async function startTarget(id: TargetId, simulatorUrl: string, launch: La
       await waitRedis(redis, redisPort);
       try {
         const { started, url } = await switchyard('all', config, { REDIS_URL: `redis://127.0.0.1:${redisPort}` }, launch);
-        return { id, kind: 'switchyard', url, pids: [started.pid], output: outputOf([redis, started]), stop: stopAll([redis, started]) };
+        return { id, kind: 'switchyard', url, pids: [started.pid], output: outputOf([redis, started]), outputs: outputsOf([started]), stop: stopAll([redis, started]) };
       } catch (error) {
         await redis.stop();
         throw error;
@@ -206,7 +217,7 @@ export async function startTarget(id: TargetId, simulatorUrl: string, launch: La
           switchyard('ingress', undefined, { SWITCHYARD_CATALOG_URL: catalog.url, SWITCHYARD_ROUTER_URL: `http://127.0.0.1:${routerPort}` }, launch),
         ]);
         list.push(router.started, ingress.started);
-        return { id, kind: 'switchyard', url: ingress.url, pids: list.map((started) => started.pid), roles: ['catalog', 'router', 'ingress'], output: outputOf(list), stop: stopAll(list) };
+        return { id, kind: 'switchyard', url: ingress.url, pids: list.map((started) => started.pid), roles: ['catalog', 'router', 'ingress'], output: outputOf(list), outputs: outputsOf(list), stop: stopAll(list) };
       } catch (error) {
         await stopAll(list)();
         throw error;
@@ -219,7 +230,7 @@ export async function startTarget(id: TargetId, simulatorUrl: string, launch: La
         NODE_ENV: 'production',
         PORTKEY_BENCH_HOST: '127.0.0.1',
       });
-      return { id, kind: 'portkey', url, pids: [started.pid], output: outputOf([started]), stop: stopAll([started]) };
+      return { id, kind: 'portkey', url, pids: [started.pid], output: outputOf([started]), outputs: outputsOf([started]), stop: stopAll([started]) };
     }
   }
 }

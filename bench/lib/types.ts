@@ -51,6 +51,8 @@ export interface TargetSummary {
   rssAfterByRoleMb?: Record<string, number>;
   /** Every instance's RSS after all runs (summed over its processes); absent in older results. */
   rssAfterByInstanceMb?: number[];
+  /** The loaded processes read before they logged an idle trim after their last run (`instance 2`, `instance 1 router`); absent when none were, and in older results. */
+  readBeforeTrim?: string[];
   startError?: string;
 }
 
