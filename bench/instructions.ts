@@ -8,23 +8,27 @@
  *                              [--requests 2000] [--rounds 5] [--warmup 10000] [--connections 10]
  *
  * Each target is started once under callgrind with its instrumentation off. Per scenario it is
- * warmed up (V8 compiles what it will run), its instrumentation is turned on, and it serves
- * `--rounds` rounds of `--requests` requests, with a dump of the counters after each. A stream
- * scenario makes a fifth of those requests: each carries 50 events. The cell is every round's
- * instructions over every round's requests, so a major collection that fell in one round is
- * paid for as the target pays for it; the median round and the rounds' spread stand beside it.
- * The simulator, the load (autocannon, counted requests) and Redis run natively, as in
- * bench/run.ts.
+ * warmed up (V8 compiles what it will run), its instrumentation is turned on, and it serves one
+ * round that is not counted, then `--rounds` rounds of `--requests` requests, with a dump of the
+ * counters after each. A stream scenario makes half as many requests: each carries 50 events.
+ * The cell is every round's instructions over every round's requests, so a major collection
+ * that fell in one round is paid for as the target pays for it; the median round and the
+ * rounds' spread stand beside it. The simulator, the load (autocannon, counted requests) and
+ * Redis run natively, as in bench/run.ts.
  *
  * What it does not count: the kernel (callgrind sees user space only; every target here makes
  * about the same socket calls per request) and waiting. Under valgrind a process runs some 50×
  * slower, so work done per second (timers, metrics scrapes) weighs more per request than it does
  * at full speed: a small bias against whichever target has more of it.
  *
+ * With --functions, each cell also lists where its instructions went, by function (Node's perf
+ * map names the code V8 compiled), in instructions-<time>-functions.md: a profile that two runs
+ * of the same tree repeat, unlike a sampled one.
+ *
  * Writes bench/results/<date>/instructions-<time>.{md,json}.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +38,7 @@ import { machineInfo } from './lib/machine.ts';
 import { pinningAvailable, setPinning } from './lib/processes.ts';
 import { checkOnce, SCENARIOS } from './lib/scenarios.ts';
 import { scratchDirectory } from './lib/scratch.ts';
+import { instructionsByFunction, readPerfMap } from './lib/summarise-callgrind.ts';
 import { BENCH_KEY, startSimulator, startTarget, TARGET_IDS, TARGET_TITLES, type RunningTarget, type TargetId } from './lib/targets.ts';
 import { log, median, sleep } from './lib/util.ts';
 
@@ -45,6 +50,7 @@ const { values } = parseArgs({
     rounds: { type: 'string' },
     warmup: { type: 'string' },
     connections: { type: 'string' },
+    functions: { type: 'boolean' },
   },
 });
 const targetIds = (values.targets?.split(',') ?? ['null', 'all', 'all-redis', 'portkey']) as TargetId[];
@@ -52,8 +58,8 @@ const scenarioIds = values.scenarios?.split(',') ?? ['chat', 'chat-stream'];
 const requests = Number(values.requests ?? 2000);
 const rounds = Number(values.rounds ?? 5);
 const warmup = Number(values.warmup ?? 10_000);
-/** A stream's requests each carry 50 events: a fifth as many make a round of about the same length. */
-const STREAM_SHARE = 5;
+/** A stream's requests each carry 50 events: half as many make a round of about the same length under callgrind. */
+const STREAM_SHARE = 2;
 const connections = Number(values.connections ?? 10);
 for (const id of targetIds) if (!(TARGET_IDS as readonly string[]).includes(id) || id === 'direct') throw new Error(`not a target to count: ${id}`);
 for (const id of scenarioIds) if (!SCENARIOS.some((scenario) => scenario.id === id)) throw new Error(`unknown scenario ${id}`);
@@ -69,6 +75,8 @@ interface Count {
   scenario: string;
   instructions: number[];
   requests: number[];
+  /** With --functions: the largest functions, per process, over all rounds. */
+  functions?: { pid: number; role: string | undefined; top: { name: string; perRequest: number }[] }[];
 }
 
 const perRequest = (count: Count) => count.instructions.reduce((a, b) => a + b, 0) / count.requests.reduce((a, b) => a + b, 0);
@@ -84,8 +92,8 @@ function control(pid: number, ...args: string[]): void {
 
 const dumpsOf = (pid: number) => readdirSync(dumps).filter((file) => file.startsWith(`callgrind.${pid}.`));
 
-/** Dumps `pid`'s counters (which zeroes them) and answers the instructions counted since its last dump. */
-async function dumpInstructions(pid: number): Promise<number> {
+/** Dumps `pid`'s counters (which zeroes them) and answers the instructions counted since its last dump, and the dump's file. */
+async function dumpInstructions(pid: number): Promise<{ instructions: number; file: string }> {
   const before = new Set(dumpsOf(pid));
   control(pid, '--dump');
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(100)) {
@@ -93,7 +101,7 @@ async function dumpInstructions(pid: number): Promise<number> {
     if (file === undefined) continue;
     const total = /^summary: (\d+)$/m.exec(readFileSync(join(dumps, file), 'utf8'))?.[1];
     // The file is written before its summary line: read again until it is whole.
-    if (total !== undefined) return Number(total);
+    if (total !== undefined) return { instructions: Number(total), file: join(dumps, file) };
   }
   throw new Error(`callgrind wrote no dump for ${pid}`);
 }
@@ -102,7 +110,7 @@ async function dumpInstructions(pid: number): Promise<number> {
 const countedPids = (target: RunningTarget) => target.pids.filter((_, index) => target.roles?.[index] !== 'catalog');
 
 async function countTarget(id: TargetId, simulatorUrl: string): Promise<Count[]> {
-  const target = await startTarget(id, simulatorUrl, { wrap: WRAP });
+  const target = await startTarget(id, simulatorUrl, { wrap: WRAP, nodeArgs: values.functions === true ? ['--perf-basic-prof-only-functions'] : [] });
   const counts: Count[] = [];
   try {
     const pids = countedPids(target);
@@ -117,23 +125,35 @@ async function countTarget(id: TargetId, simulatorUrl: string): Promise<Count[]>
       const warmed = await load(Math.ceil(warmup / share));
       if (warmed.errors > 0) throw new Error(`${id} ${scenarioId}: ${warmed.errors} errors in the warm-up`);
       for (const pid of pids) control(pid, '--instr=on');
-      // Counted from here: drop what the warm-up's tail left in the counters.
+      // The first round with the instrumentation on counted up to 1.7× the next ones (V8's
+      // heuristics see the process slow down five times over): run one and drop it.
+      await load(Math.ceil(requests / share));
       for (const pid of pids) await dumpInstructions(pid);
       const count: Count = { target: id, scenario: scenarioId, instructions: [], requests: [] };
+      const files = new Map<number, string[]>(pids.map((pid) => [pid, []]));
       for (let round = 0; round < rounds; round += 1) {
         const result = await load(Math.ceil(requests / share));
         if (result.errors > 0) throw new Error(`${id} ${scenarioId}: ${result.errors} errors in round ${round + 1}`);
         let total = 0;
-        for (const pid of pids) total += await dumpInstructions(pid);
+        for (const pid of pids) {
+          const dump = await dumpInstructions(pid);
+          total += dump.instructions;
+          files.get(pid)?.push(dump.file);
+        }
         count.instructions.push(total);
         count.requests.push(result.requests);
         log(`${id} ${scenarioId} round ${round + 1}: ${Math.round(total / result.requests)} instructions a request (${result.rps.toFixed(0)} req/s under callgrind)`);
       }
       for (const pid of pids) control(pid, '--instr=off');
+      if (values.functions === true) {
+        const counted = count.requests.reduce((a, b) => a + b, 0);
+        count.functions = pids.map((pid) => ({ pid, role: target.roles?.[target.pids.indexOf(pid)], top: instructionsByFunction(files.get(pid) ?? [], readPerfMap(pid), counted) }));
+      }
       counts.push(count);
     }
   } finally {
     await target.stop();
+    for (const pid of target.pids) rmSync(`/tmp/perf-${pid}.map`, { force: true });
   }
   return counts;
 }
@@ -145,7 +165,7 @@ function render(counts: Count[], machine: ReturnType<typeof machineInfo>): strin
     `# Instructions per request (callgrind), ${machine.date.slice(0, 16).replace('T', ' ')}`,
     '',
     `Commit ${machine.gitCommit}${machine.uncommittedGatewayFiles > 0 ? ` (+${machine.uncommittedGatewayFiles} uncommitted gateway files)` : ''}, Node ${machine.node}, ${machine.cpuModel}.`,
-    `Per cell: a warm-up of ${warmup} requests, then ${rounds} rounds of ${requests} at c=${connections} (streams: a fifth of each); all rounds' instructions over all their requests, then the median round and the rounds' spread.`,
+    `Per cell: a warm-up of ${warmup} requests, then ${rounds} rounds of ${requests} at c=${connections} (streams: half), after one round not counted; all rounds' instructions over all their requests, then the median round and the rounds' spread.`,
     'User-space instructions of the target processes (not the simulator, the load or Redis). "null / target" is the null proxy\'s count over the target\'s: the share of the null proxy\'s rate the target would reach if both were bound by these instructions alone.',
     '',
     '| target | scenario | instructions / request | median round | spread | null / target | Portkey / target |',
@@ -165,6 +185,19 @@ function render(counts: Count[], machine: ReturnType<typeof machineInfo>): strin
   return `${lines.join('\n')}\n`;
 }
 
+function renderFunctions(counts: Count[]): string {
+  const lines = ['# Instructions per request, by function (callgrind, exclusive)', ''];
+  for (const count of counts) {
+    for (const process of count.functions ?? []) {
+      lines.push(`## ${TARGET_TITLES[count.target]}${process.role === undefined ? '' : ` (${process.role})`}, ${count.scenario}: ${(perRequest(count) / 1000).toFixed(1)} k a request`, '');
+      lines.push('| instructions / request | share | function |', '|---:|---:|---|');
+      for (const entry of process.top) lines.push(`| ${entry.perRequest.toFixed(0)} | ${((entry.perRequest / perRequest(count)) * 100).toFixed(1)}% | ${entry.name.replaceAll('|', '\\|')} |`);
+      lines.push('');
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 const machine = machineInfo();
 const simulator = await startSimulator();
 const counts: Count[] = [];
@@ -178,5 +211,6 @@ mkdirSync(directory, { recursive: true });
 const name = `instructions-${machine.date.slice(11, 19).replaceAll(':', '')}`;
 const markdown = render(counts, machine);
 writeFileSync(join(directory, `${name}.md`), markdown);
+if (values.functions === true) writeFileSync(join(directory, `${name}-functions.md`), renderFunctions(counts));
 writeFileSync(join(directory, `${name}.json`), `${JSON.stringify({ machine, settings: { warmup, rounds, requests, connections }, counts }, null, 2)}\n`);
 process.stdout.write(markdown);
