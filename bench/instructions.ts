@@ -5,7 +5,7 @@
  * instructions moves by a few percent, so ratios between targets read from it hold still.
  *
  *   node bench/instructions.ts [--targets null,all,all-redis,portkey] [--scenarios chat,chat-stream]
- *                              [--requests 2000] [--rounds 5] [--warmup 10000] [--connections 10]
+ *                              [--requests 2000] [--rounds 5] [--warmup 10000] [--connections 10] [--functions] [--out DIR]
  *
  * Each target is started once under callgrind with its instrumentation off. Per scenario it is
  * warmed up (V8 compiles what it will run), its instrumentation is turned on, and it serves one
@@ -25,7 +25,7 @@
  * map names the code V8 compiled), in instructions-<time>-functions.md: a profile that two runs
  * of the same tree repeat, unlike a sampled one.
  *
- * Writes bench/results/<date>/instructions-<time>.{md,json}.
+ * Writes bench/results/<date>/instructions-<time>.{md,json} (or into --out).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,6 +51,7 @@ const { values } = parseArgs({
     warmup: { type: 'string' },
     connections: { type: 'string' },
     functions: { type: 'boolean' },
+    out: { type: 'string' },
   },
 });
 const targetIds = (values.targets?.split(',') ?? ['null', 'all', 'all-redis', 'portkey']) as TargetId[];
@@ -206,7 +207,7 @@ try {
 } finally {
   await simulator.started.stop();
 }
-const directory = fileURLToPath(new URL(`./results/${machine.date.slice(0, 10)}/`, import.meta.url));
+const directory = values.out ?? fileURLToPath(new URL(`./results/${machine.date.slice(0, 10)}/`, import.meta.url));
 mkdirSync(directory, { recursive: true });
 const name = `instructions-${machine.date.slice(11, 19).replaceAll(':', '')}`;
 const markdown = render(counts, machine);
