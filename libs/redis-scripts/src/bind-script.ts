@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { ReplyError, type Redis } from 'ioredis';
 import type { LoadedScript } from './load-script.ts';
 
@@ -28,8 +27,7 @@ type Mode = 'function' | 'eval' | undefined;
 export function bindScript<Reply>(redis: Redis, script: LoadedScript): RunScript<Reply> {
   const { library, lua } = script;
   if (library === undefined) throw new Error('bindScript takes a script that ends in `return <entry>(KEYS, ARGV)`');
-  const { name, code } = library;
-  const sha = createHash('sha1').update(lua).digest('hex');
+  const { name, code, sha } = library;
   let mode: Mode;
   let loading: Promise<void> | undefined;
 

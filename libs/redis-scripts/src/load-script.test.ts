@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,9 @@ describe('loadScript', () => {
     expect(library?.name).toMatch(/^sy_add_up_[0-9a-f]{12}$/);
     const body = lua.slice(0, -'return add_up(KEYS, ARGV)\n'.length);
     expect(library?.code).toBe(`#!lua name=${library?.name}\n${body}redis.register_function('${library?.name}', add_up)\n`);
+    // EVALSHA's name for the plain script, where a server has no Functions.
+    expect(library?.sha).toBe(createHash('sha1').update(lua).digest('hex'));
+    expect(library?.name.endsWith(library.sha.slice(0, 12))).toBe(true);
   });
 
   it('should give other scripts none', () => {

@@ -18,6 +18,8 @@ export interface ScriptLibrary {
    */
   name: string;
   code: string;
+  /** The SHA1 of the script as plain Lua, which EVALSHA names it by where the server has no Functions. */
+  sha: string;
 }
 
 /** The script's last line, when it names its entry. */
@@ -38,9 +40,10 @@ export function loadScript(directory: string, fileName: string): LoadedScript {
   const script: LoadedScript = match[1] === 'n' ? { lua } : { lua, numberOfKeys: Number(match[1]) };
   const entry = ENTRY.exec(lua);
   if (entry !== null) {
-    const name = `sy_${fileName.slice(0, match.index).replaceAll('-', '_')}_${createHash('sha1').update(lua).digest('hex').slice(0, 12)}`;
+    const sha = createHash('sha1').update(lua).digest('hex');
+    const name = `sy_${fileName.slice(0, match.index).replaceAll('-', '_')}_${sha.slice(0, 12)}`;
     const code = `#!lua name=${name}\n${lua.slice(0, entry.index)}redis.register_function('${name}', ${entry[1] as string})\n`;
-    script.library = { name, code };
+    script.library = { name, code, sha };
   }
   return script;
 }
