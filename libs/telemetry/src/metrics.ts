@@ -47,7 +47,11 @@ export class Metrics {
     this.tenantLabel = new BoundedLabel(options.maxTenants ?? 500);
     this.modelLabel = new BoundedLabel(options.maxModels ?? 200);
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'switchyard_process_' });
+    // The event-loop lag is sampled every 100 ms, not prom-client's 10: its timer woke an idle
+    // process 100 times a second, half a percent of a core each replica spent doing nothing
+    // (docs/performance.md, "An idle process"). Ten samples a second still give a scrape
+    // window's p99 from hundreds.
+    collectDefaultMetrics({ register: this.registry, prefix: 'switchyard_process_', eventLoopMonitoringPrecision: 100 });
     this.requestDuration = new FastHistogram({
       name: 'switchyard_request_duration_seconds',
       help: 'Time from request to the last byte of the answer, by client format.',
