@@ -11,10 +11,10 @@ const BEYOND_TEXT = nonNullKeyPattern(['finish_reason', 'usage', 'error', 'tool_
  * in one pass; any other layout takes the key checks below.
  */
 const COMPACT_CONTENT_CHUNK =
-  /^\{"id":"[^"\\]*","object":"chat\.completion\.chunk","created":\d+,"model":"[^"\\]*",(?:"service_tier":"[^"\\]*",)?(?:"system_fingerprint":(?:"[^"\\]*"|null),)?"choices":\[\{"index":0,"delta":\{(?:"role":"assistant",)?"content":"((?:[^"\\\p{Cc}]|\\.)*)"(?:,"refusal":null)?\},(?:"logprobs":null,)?"finish_reason":null\}\](?:,"usage":null)?(?:,"obfuscation":"[^"\\]*")?\}$/u;
+  /^\{"id":"[^"\\]*","object":"chat\.completion\.chunk","created":\d+,"model":"[^"\\]*",(?:"service_tier":"[^"\\]*",)?(?:"system_fingerprint":(?:"[^"\\]*"|null),)?"choices":\[\{"index":0,"delta":\{(?:"role":"assistant",)?"content":"([^"\\\p{Cc}]*(?:\\.[^"\\\p{Cc}]*)*)"(?:,"refusal":null)?\},(?:"logprobs":null,)?"finish_reason":null\}\](?:,"usage":null)?(?:,"obfuscation":"[^"\\]*")?\}$/u;
 
 /** The string value of a `content` key, still JSON-escaped. */
-const CONTENT = /"content"[ \t\n\r]*:[ \t\n\r]*"((?:[^"\\]|\\.)*)"/;
+const CONTENT = /"content"[ \t\n\r]*:[ \t\n\r]*"([^"\\]*(?:\\.[^"\\]*)*)"/;
 const CONTENT_KEY = '"content"';
 
 /**

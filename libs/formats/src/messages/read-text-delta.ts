@@ -6,7 +6,7 @@ import { unescapeJsonString } from '../shared/index.ts';
  * match; a number has no leading zero, as in JSON, and a string no raw control character (JSON
  * allows DEL and the C1 controls raw, which then only go to the full parse).
  */
-const TEXT_DELTA = /^\{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"text_delta","text":"((?:[^"\\\p{Cc}]|\\.)*)"\}\}$/u;
+const TEXT_DELTA = /^\{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"text_delta","text":"([^"\\\p{Cc}]*(?:\\.[^"\\\p{Cc}]*)*)"\}\}$/u;
 
 export interface TextDelta {
   /** The content block's index. */

@@ -2,7 +2,7 @@ import { endsLikeObject, leadingTypeStartingWith, unescapeJsonString } from '../
 
 const OUTPUT_TEXT_DELTA = leadingTypeStartingWith('response.output_text.delta"');
 /** A compact `"delta"` key with a string value, still JSON-escaped; no raw control character, as in JSON. */
-const DELTA = /"delta":"((?:[^"\\\p{Cc}]|\\.)*)"/u;
+const DELTA = /"delta":"([^"\\\p{Cc}]*(?:\\.[^"\\\p{Cc}]*)*)"/u;
 const DELTA_KEY = '"delta"';
 
 /**
