@@ -111,7 +111,7 @@ async function dumpInstructions(pid: number): Promise<{ instructions: number; fi
 const countedPids = (target: RunningTarget) => target.pids.filter((_, index) => target.roles?.[index] !== 'catalog');
 
 async function countTarget(id: TargetId, simulatorUrl: string): Promise<Count[]> {
-  const target = await startTarget(id, simulatorUrl, { wrap: WRAP, nodeArgs: values.functions === true ? ['--perf-basic-prof-only-functions'] : [] });
+  const target = await startTarget(id, simulatorUrl, { wrap: WRAP, nodeArgs: values.functions === true ? ['--perf-basic-prof'] : [] });
   const counts: Count[] = [];
   try {
     const pids = countedPids(target);

@@ -1,7 +1,8 @@
 /**
  * Where a cell's instructions went, by function: callgrind's own per-function counts (from
  * `callgrind_annotate`), with the code V8 compiled named from the process's perf map (Node's
- * `--perf-basic-prof-only-functions`), which valgrind cannot read itself.
+ * `--perf-basic-prof`: functions, and the regular expressions and stubs it compiled too), which
+ * valgrind cannot read itself.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -75,7 +76,9 @@ export function instructionsByFunction(files: string[], map: MapEntry[], request
       if (match === null || match[2] === 'PROGRAM TOTALS') continue;
       const raw = match[2] as string;
       const address = /^\?\?\?:(0x[0-9a-f]+) \[\?\?\?\]$/.exec(raw)?.[1];
-      const name = address === undefined ? tidy(raw) : tidy(lookUp(map, BigInt(address)) ?? 'code V8 made that the perf map does not name (stubs, handlers)');
+      const found = address === undefined ? tidy(raw) : tidy(lookUp(map, BigInt(address)) ?? 'code V8 made that the perf map does not name');
+      // A regular expression is named by its whole source.
+      const name = found.length > 160 ? `${found.slice(0, 159)}…` : found;
       totals.set(name, (totals.get(name) ?? 0) + Number((match[1] as string).replaceAll(',', '')));
     }
   }
