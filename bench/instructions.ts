@@ -16,10 +16,11 @@
  * rounds' spread stand beside it. The simulator, the load (autocannon, counted requests) and
  * Redis run natively, as in bench/run.ts.
  *
- * What it does not count: the kernel (callgrind sees user space only; every target here makes
- * about the same socket calls per request) and waiting. Under valgrind a process runs some 50×
- * slower, so work done per second (timers, metrics scrapes) weighs more per request than it does
- * at full speed: a small bias against whichever target has more of it.
+ * What it does not count: the kernel (callgrind sees user space only; `strace -c` counted 5.2
+ * system calls a chat request for the null proxy and 4.4 for `all`) and waiting. Under valgrind
+ * a process runs some 50× slower, so work done per second of wall time (timers, a scrape) weighs
+ * 50× more per request than at full speed: a bias against whichever target has more of it. It
+ * is how the event-loop monitor's 100 wakeups a second were found (docs/performance.md).
  *
  * With --functions, each cell also lists where its instructions went, by function (Node's perf
  * map names the code V8 compiled), in instructions-<time>-functions.md: a profile that two runs
@@ -131,8 +132,8 @@ async function countTarget(id: TargetId, simulatorUrl: string): Promise<Count[]>
       const warmed = await load(Math.ceil(warmup / share));
       if (warmed.errors > 0) throw new Error(`${id} ${scenarioId}: ${warmed.errors} errors in the warm-up`);
       for (const pid of pids) control(pid, '--instr=on');
-      // The first round with the instrumentation on counted up to 1.7× the next ones (V8's
-      // heuristics see the process slow down five times over): run one and drop it.
+      // The first round with the instrumentation on counted up to 1.7× the next ones: run one
+      // and drop it.
       await load(Math.ceil(requests / share));
       for (const pid of pids) await dumpInstructions(pid);
       const count: Count = { target: id, scenario: scenarioId, instructions: [], requests: [] };
@@ -194,10 +195,10 @@ function render(counts: Count[], machine: ReturnType<typeof machineInfo>): strin
 function renderFunctions(counts: Count[]): string {
   const lines = ['# Instructions per request, by function (callgrind, exclusive)', ''];
   for (const count of counts) {
-    for (const process of count.functions ?? []) {
-      lines.push(`## ${TARGET_TITLES[count.target]}${process.role === undefined ? '' : ` (${process.role})`}, ${count.scenario}: ${(perRequest(count) / 1000).toFixed(1)} k a request`, '');
+    for (const part of count.functions ?? []) {
+      lines.push(`## ${TARGET_TITLES[count.target]}${part.role === undefined ? '' : ` (${part.role})`}, ${count.scenario}: ${(perRequest(count) / 1000).toFixed(1)} k a request`, '');
       lines.push('| instructions / request | share | function |', '|---:|---:|---|');
-      for (const entry of process.top) lines.push(`| ${entry.perRequest.toFixed(0)} | ${((entry.perRequest / perRequest(count)) * 100).toFixed(1)}% | ${entry.name.replaceAll('|', '\\|')} |`);
+      for (const entry of part.top) lines.push(`| ${entry.perRequest.toFixed(0)} | ${((entry.perRequest / perRequest(count)) * 100).toFixed(1)}% | ${entry.name.replaceAll('|', '\\|')} |`);
       lines.push('');
     }
   }
