@@ -8,12 +8,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
 interface MapEntry {
-  start: bigint;
-  end: bigint;
+  start: number;
+  end: number;
   name: string;
 }
 
-/** `/tmp/perf-<pid>.map`: one `<start> <size> <name>` line, in hex, per function V8 compiled. */
+/** `/tmp/perf-<pid>.map`: one `<start> <size> <name>` line, in hex, per piece of code V8 made, in the order it made them. */
 export function readPerfMap(pid: number): MapEntry[] {
   const file = `/tmp/perf-${pid}.map`;
   if (!existsSync(file)) return [];
@@ -21,37 +21,32 @@ export function readPerfMap(pid: number): MapEntry[] {
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const match = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
     if (match === null) continue;
-    const start = BigInt(`0x${match[1]}`);
-    entries.push({ start, end: start + BigInt(`0x${match[2]}`), name: match[3] as string });
+    // User-space addresses stay below 2^47: a number holds them exactly.
+    const start = Number.parseInt(match[1] as string, 16);
+    entries.push({ start, end: start + Number.parseInt(match[2] as string, 16), name: match[3] as string });
   }
-  // A later line for the same address is code compiled there after the first was collected.
-  return entries.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  return entries;
 }
 
-function lookUp(map: MapEntry[], address: bigint): string | undefined {
-  let low = 0;
-  let high = map.length - 1;
-  let found: MapEntry | undefined;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const entry = map[middle] as MapEntry;
-    if (entry.start <= address) {
-      found = entry;
-      low = middle + 1;
-    } else high = middle - 1;
+/**
+ * The code at `address`: the latest entry that covers it, since V8 puts new code where
+ * collected code was and the map keeps both lines.
+ */
+function lookUp(map: MapEntry[], address: number): string | undefined {
+  for (let index = map.length - 1; index >= 0; index--) {
+    const entry = map[index] as MapEntry;
+    if (entry.start <= address && address < entry.end) return entry.name;
   }
-  return found !== undefined && address < found.end ? found.name : undefined;
+  return undefined;
 }
 
-/** A function's name as a reader wants it: no argument lists or template arguments, no binary, paths from the package root. */
-function tidy(name: string): string {
+/** A native function's name as a reader wants it: no argument lists or template arguments, no return type or binary. */
+function tidyNative(name: string): string {
   let text = name
     .replace(/^\?\?\?:/, '')
     .replace(/ \[[^\]]*\]$/, '')
     .replace(/ \[clone [^\]]*\]/g, '')
     .replace(/ const$/, '');
-  if (text.startsWith('JS:')) return text.replace(/(?:file:\/\/)?\/\S*?\/(?=(?:node_modules|libs|services|bench|bin)\/)/, '');
-  // C++: drop what is between the outermost brackets, then the return type.
   for (const [open, close] of [['(', ')'], ['<', '>']] as const) {
     let depth = 0;
     let kept = '';
@@ -65,6 +60,12 @@ function tidy(name: string): string {
   return text.replace(/^.* (?=\S+$)/, '');
 }
 
+/** Compiled code's name from the perf map, its path from the package root; a regular expression is named by its whole source, cut short. */
+function tidyCompiled(name: string): string {
+  const text = name.replace(/(?:file:\/\/)?\/\S*?\/(?=(?:node_modules|libs|services|bench|bin)\/)/, '');
+  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
+}
+
 /** Instructions per request by function over `files` (dumps of one process), the `top` largest. */
 export function instructionsByFunction(files: string[], map: MapEntry[], requests: number, top = 30): { name: string; perRequest: number }[] {
   const totals = new Map<string, number>();
@@ -76,9 +77,7 @@ export function instructionsByFunction(files: string[], map: MapEntry[], request
       if (match === null || match[2] === 'PROGRAM TOTALS') continue;
       const raw = match[2] as string;
       const address = /^\?\?\?:(0x[0-9a-f]+) \[\?\?\?\]$/.exec(raw)?.[1];
-      const found = address === undefined ? tidy(raw) : tidy(lookUp(map, BigInt(address)) ?? 'code V8 made that the perf map does not name');
-      // A regular expression is named by its whole source.
-      const name = found.length > 160 ? `${found.slice(0, 159)}…` : found;
+      const name = address === undefined ? tidyNative(raw) : tidyCompiled(lookUp(map, Number.parseInt(address, 16)) ?? 'code V8 made that the perf map does not name');
       totals.set(name, (totals.get(name) ?? 0) + Number((match[1] as string).replaceAll(',', '')));
     }
   }
