@@ -2,13 +2,12 @@
 // valgrind's callgrind, both counted, and `all`'s instructions named by function. It guards the
 // harness against rot (valgrind's control, the dumps, the perf map); the counts themselves are
 // judged in docs/performance.md, not here.
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scratchDirectory } from '../e2e/support/scratch.ts';
+import { runBenchScript } from './support/run-bench-script.ts';
 
-const SCRIPT = join(import.meta.dirname, '../../bench/instructions.ts');
 const ROUNDS = 2;
 const REQUESTS = 100;
 
@@ -16,22 +15,11 @@ interface Report {
   counts: { target: string; scenario: string; instructions: number[]; requests: number[]; functions?: { top: { name: string; perRequest: number }[] }[] }[];
 }
 
-function count(out: string): Promise<{ code: number | null; output: string }> {
-  const args = [SCRIPT, '--targets', 'null,all', '--scenarios', 'chat', '--requests', String(REQUESTS), '--rounds', String(ROUNDS), '--warmup', '200', '--functions', '--out', out];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
-
 describe('bench instruction counter', () => {
   it('should count both targets round by round and name where the instructions went', { timeout: 300_000 }, async () => {
     const out = scratchDirectory('bench-instructions');
-    const { code, output } = await count(out);
+    const args = ['--targets', 'null,all', '--scenarios', 'chat', '--requests', String(REQUESTS), '--rounds', String(ROUNDS), '--warmup', '200', '--functions', '--out', out];
+    const { code, output } = await runBenchScript('instructions.ts', args);
     expect(code, output.slice(-4000)).toBe(0);
 
     const files = readdirSync(out);

@@ -5,15 +5,14 @@
 // no longer renders. Timing is not judged here (bench/ holds the timing goals). It starts two
 // processes of each target (a full run starts three), so that several instances are started,
 // checked, read and stopped, for about 8 s more than one; with one run, only the first is loaded.
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../bench/lib/report.ts';
 import type { BenchReport } from '../../bench/lib/types.ts';
 import { scratchDirectory } from '../e2e/support/scratch.ts';
+import { runBenchScript } from './support/run-bench-script.ts';
 
-const RUN = join(import.meta.dirname, '../../bench/run.ts');
 const SWITCHYARD_TARGETS = ['all', 'all-redis', 'split'];
 const INSTANCES = 2;
 
@@ -27,21 +26,10 @@ interface Report {
   goals: { goal: string; value: string; met?: boolean }[];
 }
 
-function runSmoke(out: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUN, '--smoke', '--instances', String(INSTANCES), '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
-
 describe('bench smoke run', () => {
   it('should measure every target and scenario without an error and write both reports', { timeout: 300_000 }, async () => {
     const out = scratchDirectory('bench-smoke');
-    const { code, output } = await runSmoke(out);
+    const { code, output } = await runBenchScript('run.ts', ['--smoke', '--instances', String(INSTANCES), '--out', out]);
     expect(code, output.slice(-4000)).toBe(0);
 
     const files = readdirSync(out);
