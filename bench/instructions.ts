@@ -2,7 +2,8 @@
  * Instructions per request: each target's processes run under valgrind's callgrind, which counts
  * the instructions they execute rather than the seconds they take. On a shared host a target's
  * CPU per request moves by a third from run to run (docs/performance.md, "Run 44"); its count of
- * instructions moves by a few percent, so ratios between targets read from it hold still.
+ * instructions by a few percent on streams and about a tenth on chat (major collections fall in
+ * a round or not), so ratios between targets read from it move less.
  *
  *   node bench/instructions.ts [--targets null,all,all-redis,portkey] [--scenarios chat,chat-stream]
  *                              [--requests 2000] [--rounds 5] [--warmup 30000] [--connections 10] [--functions] [--out DIR]
@@ -24,7 +25,8 @@
  *
  * With --functions, each cell also lists where its instructions went, by function (Node's perf
  * map names the code V8 compiled), in instructions-<time>-functions.md: a profile that two runs
- * of the same tree repeat, unlike a sampled one.
+ * of the same tree repeat, unlike a sampled one. Writing the map costs instructions too (up to
+ * 90 k a stream for the null proxy): count without it, profile with it.
  *
  * Writes bench/results/<date>/instructions-<time>.{md,json} (or into --out).
  */
