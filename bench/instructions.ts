@@ -42,7 +42,7 @@ import { pinningAvailable, setPinning } from './lib/processes.ts';
 import { checkOnce, SCENARIOS } from './lib/scenarios.ts';
 import { scratchDirectory } from './lib/scratch.ts';
 import { instructionsByFunction, readPerfMap } from './lib/summarise-callgrind.ts';
-import { BENCH_KEY, startSimulator, startTarget, TARGET_IDS, TARGET_TITLES, type RunningTarget, type TargetId } from './lib/targets.ts';
+import { BENCH_KEY, launchedPids, startSimulator, startTarget, TARGET_IDS, TARGET_TITLES, type TargetId } from './lib/targets.ts';
 import { log, median, sleep } from './lib/util.ts';
 
 const { values } = parseArgs({
@@ -115,14 +115,11 @@ async function dumpInstructions(pid: number): Promise<{ instructions: number; fi
   throw new Error(`callgrind wrote no dump for ${pid}`);
 }
 
-/** The processes a request passes through: split's catalog is started without valgrind (startTarget). */
-const countedPids = (target: RunningTarget) => target.pids.filter((_, index) => target.roles?.[index] !== 'catalog');
-
 async function countTarget(id: TargetId, simulatorUrl: string): Promise<Count[]> {
   const target = await startTarget(id, simulatorUrl, { wrap: WRAP, nodeArgs: values.functions === true ? ['--perf-basic-prof'] : [] });
   const counts: Count[] = [];
   try {
-    const pids = countedPids(target);
+    const pids = launchedPids(target);
     for (const scenarioId of scenarioIds) {
       const scenario = SCENARIOS.find((candidate) => candidate.id === scenarioId);
       const call = scenario?.call(target.kind, { key: BENCH_KEY, simulatorUrl });

@@ -22,7 +22,7 @@ import { pinningAvailable, setPinning } from './lib/processes.ts';
 import { SCENARIOS } from './lib/scenarios.ts';
 import { renderAllocations, summariseAllocations, type HeapProfile } from './lib/summarise-allocations.ts';
 import { renderProfile, summariseProfile } from './lib/summarise-profile.ts';
-import { BENCH_KEY, startSimulator, startTarget, type RunningTarget, type TargetId } from './lib/targets.ts';
+import { BENCH_KEY, launchedPids, startSimulator, startTarget, type RunningTarget, type TargetId } from './lib/targets.ts';
 import { log, sleep } from './lib/util.ts';
 
 const { values } = parseArgs({
@@ -103,7 +103,7 @@ async function sampleAllocations(id: string, safe: string, profileDirectory: str
     if (call === undefined) throw new Error(`${targetId} cannot serve ${id}`);
     await runLoad({ baseUrl: target.url, call, connections, seconds: 2 });
     // Split mode's catalog runs without the sampler (as without the CPU profiler); the signal would end it.
-    const sampled = target.pids.filter((_, index) => target.roles?.[index] !== 'catalog');
+    const sampled = launchedPids(target);
     for (const pid of sampled) process.kill(pid, 'SIGUSR2');
     const load = await runLoad({ baseUrl: target.url, call, connections, seconds });
     requests = load.requests;

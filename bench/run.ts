@@ -462,7 +462,7 @@ async function main(): Promise<number> {
       const roles = instances[largest]?.roles;
       summary.rssAfterMb = sums[largest] ?? Number.NaN;
       summary.rssAfterByInstanceMb = sums;
-      const late = readBeforeTrim.filter((process) => process.target.id === id).map((process) => `instance ${instances.indexOf(process.target) + 1}${process.role === undefined ? '' : ` ${process.role}`}`);
+      const late = readBeforeTrim.filter((untrimmedOne) => untrimmedOne.target.id === id).map(({ target, role }) => `instance ${instances.indexOf(target) + 1}${role === undefined ? '' : ` ${role}`}`);
       if (late.length > 0) summary.readBeforeTrim = late;
       if (roles !== undefined) summary.rssAfterByRoleMb = Object.fromEntries(roles.map((role, index) => [role, reads[largest]?.[index] ?? Number.NaN]));
     }

@@ -158,6 +158,11 @@ export async function startSimulator(cpu: string = LOAD_CPU): Promise<{ started:
   return { started, url };
 }
 
+/** The processes `startTarget`'s launch applies to, those a request passes through: all but split's catalog. */
+export function launchedPids(target: RunningTarget): number[] {
+  return target.pids.filter((_, index) => target.roles?.[index] !== 'catalog');
+}
+
 /**
  * Starts one target in front of the simulator at `simulatorUrl`. `launch` applies to the
  * processes a request passes through (not split's catalog): options such as --cpu-prof, or a
